@@ -1,0 +1,44 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.AhHandle;
+
+import java.util.List;
+
+/** {@code struct ibv_ah} (manual §9): a path to a remote port, named by UD sends. */
+public final class AddressHandle extends VerbsResource {
+
+    private final AddressVector addressVector;
+    private final AhHandle handle;
+
+    AddressHandle(ProtectionDomain pd, AddressVector addressVector, AhHandle handle) {
+        super(ResourceKind.ADDRESS_HANDLE, pd.context(), List.of(pd));
+        this.addressVector = addressVector;
+        this.handle = handle;
+    }
+
+    public AddressVector addressVector() {
+        return addressVector;
+    }
+
+    /** The provider object, for a provider resolving a UD send's destination; checks the AH is open. */
+    public AhHandle providerHandle() {
+        ensureOpen();
+        return handle;
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.destroy();
+    }
+
+    @Override
+    String describe() {
+        return "address handle to " + (addressVector.isGlobal() ? addressVector.globalRoute().destinationGid()
+                : "LID " + addressVector.destinationLid()) + " on " + context().deviceName();
+    }
+}

@@ -1,0 +1,53 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.ChannelHandle;
+import io.rdma.verbs.spi.CqHandle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** {@code struct ibv_comp_channel} (manual §5.1): where armed CQs signal their next completion. */
+public final class CompletionChannel extends VerbsResource {
+
+    private final ChannelHandle handle;
+
+    CompletionChannel(DeviceContext context, ChannelHandle handle) {
+        super(ResourceKind.COMPLETION_CHANNEL, context, List.of(context));
+        this.handle = handle;
+    }
+
+    /**
+     * {@code ibv_get_cq_event} with a timeout: the CQ whose event arrived, already acknowledged
+     * ({@code ibv_ack_cq_events}), or empty when {@code timeout} passed first. Re-arm the CQ
+     * before polling it (manual §5.4).
+     */
+    public Optional<CompletionQueue> awaitEvent(Duration timeout) throws InterruptedException {
+        ensureOpen();
+        CqHandle signalled = handle.awaitEvent(timeout.toNanos());
+        if (signalled == null) {
+            return Optional.empty();
+        }
+        signalled.acknowledgeEvents(1);
+        return Optional.ofNullable((CompletionQueue) context().resourceFor(signalled));
+    }
+
+    ChannelHandle channelHandle() {
+        return handle;
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.destroy();
+    }
+
+    @Override
+    String describe() {
+        return "completion channel on " + context().deviceName();
+    }
+}

@@ -1,0 +1,102 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.CompCounterHandle;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code struct ibv_comp_cntr}: aggregate completion and error counts of the QPs it is
+ * attached to ({@link QueuePair#attachCompletionCounter}). Counts wrap to zero past
+ * {@link #maxValue()}. It cannot be destroyed while attached to an open QP (EBUSY); closing
+ * the device context destroys the QPs first, so it always succeeds there.
+ */
+public final class CompletionCounter extends VerbsResource {
+
+    private final CompCounterHandle handle;
+    private final List<QueuePair> attachedTo = new ArrayList<>();
+
+    CompletionCounter(DeviceContext context, CompCounterHandle handle) {
+        super(ResourceKind.COMPLETION_COUNTER, context, List.of(context));
+        this.handle = handle;
+    }
+
+    /** Successful completions counted so far. */
+    public long completions() {
+        ensureOpen();
+        return handle.completions();
+    }
+
+    /** Completions in error counted so far. */
+    public long errors() {
+        ensureOpen();
+        return handle.errors();
+    }
+
+    /** {@code ibv_set_comp_cntr}; make sure the count is stable first, or concurrent updates are lost. */
+    public void setCompletions(long value) {
+        ensureOpen();
+        handle.setCompletions(value);
+    }
+
+    /** {@code ibv_set_err_comp_cntr}. */
+    public void setErrors(long value) {
+        ensureOpen();
+        handle.setErrors(value);
+    }
+
+    /** {@code ibv_inc_comp_cntr}. */
+    public void incrementCompletions(long amount) {
+        ensureOpen();
+        handle.incrementCompletions(amount);
+    }
+
+    /** {@code ibv_inc_err_comp_cntr}. */
+    public void incrementErrors(long amount) {
+        ensureOpen();
+        handle.incrementErrors(amount);
+    }
+
+    /** {@code comp_count_max_value} (unsigned): one past it wraps to zero. */
+    public long maxValue() {
+        return handle.maxValue();
+    }
+
+    /** Whether the device, the provider's completion path, or the simulated fabric keeps the count. */
+    public CompletionCounterMode mode() {
+        return handle.mode();
+    }
+
+    /** Open QPs this counter is attached to. */
+    public List<QueuePair> attachedQueuePairs() {
+        synchronized (attachedTo) {
+            return attachedTo.stream().filter(qp -> !qp.isClosed()).toList();
+        }
+    }
+
+    void attached(QueuePair qp) {
+        synchronized (attachedTo) {
+            attachedTo.removeIf(QueuePair::isClosed);
+            attachedTo.add(qp);
+        }
+    }
+
+    CompCounterHandle counterHandle() {
+        return handle;
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.destroy();
+    }
+
+    @Override
+    String describe() {
+        return "completion counter on " + context().deviceName();
+    }
+}

@@ -1,0 +1,19 @@
+package io.rdma.verbs.api;
+
+/** {@code enum ibv_wc_status} (manual §5.3), in numeric order. */
+public enum CompletionStatus {
+    SUCCESS, LOC_LEN_ERR, LOC_QP_OP_ERR, LOC_EEC_OP_ERR, LOC_PROT_ERR, WR_FLUSH_ERR, MW_BIND_ERR,
+    BAD_RESP_ERR, LOC_ACCESS_ERR, REM_INV_REQ_ERR, REM_ACCESS_ERR, REM_OP_ERR, RETRY_EXC_ERR,
+    RNR_RETRY_EXC_ERR, LOC_RDD_VIOL_ERR, REM_INV_RD_REQ_ERR, REM_ABORT_ERR, INV_EECN_ERR,
+    INV_EEC_STATE_ERR, FATAL_ERR, RESP_TIMEOUT_ERR, GENERAL_ERR;
+
+    private static final CompletionStatus[] BY_VALUE = values();
+
+    public static CompletionStatus of(int value) {
+        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : GENERAL_ERR;
+    }
+
+    public boolean isSuccess() {
+        return this == SUCCESS;
+    }
+}

@@ -1,0 +1,6 @@
+package io.rdma.verbs.api;
+
+/** {@code enum ibv_counter_description}: what a flow counter point collects. */
+public enum CounterDescription {
+    PACKETS, BYTES
+}

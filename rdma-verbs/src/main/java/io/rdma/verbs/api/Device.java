@@ -1,0 +1,39 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.DeviceHandle;
+
+/** A device of the list ({@code struct ibv_device}): named, not yet opened. */
+public final class Device {
+
+    private final Verbs verbs;
+    private final DeviceHandle handle;
+
+    Device(Verbs verbs, DeviceHandle handle) {
+        this.verbs = verbs;
+        this.handle = handle;
+    }
+
+    public String name() {
+        return handle.name();
+    }
+
+    public long guid() {
+        return handle.guid();
+    }
+
+    /** {@code ibv_open_device}. The context must be closed; closing the {@link Verbs} does it too. */
+    public DeviceContext open() {
+        DeviceContext context = new DeviceContext(this, handle.open());
+        verbs.opened(context);
+        return context;
+    }
+
+    Verbs verbs() {
+        return verbs;
+    }
+
+    @Override
+    public String toString() {
+        return "device " + name();
+    }
+}

@@ -1,0 +1,198 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.ChannelHandle;
+import io.rdma.verbs.spi.ContextHandle;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * An opened device ({@code struct ibv_context}): queries, the resources created directly on
+ * the device (PDs, CQs, completion channels, completion and flow counters) and async events.
+ * Closing it destroys everything created from it, in libibverbs' order, then the context.
+ */
+public final class DeviceContext extends VerbsResource {
+
+    private static final System.Logger LOG = System.getLogger(DeviceContext.class.getName());
+
+    private final Device device;
+    private final ContextHandle handle;
+    private final ReentrantLock lifecycleLock = new ReentrantLock();
+    /** Every open resource of this context by its provider handle: maps async events back, counts leaks. */
+    private final Map<Object, VerbsResource> resourcesByHandle = new ConcurrentHashMap<>();
+    private final List<AsyncEventListener> listeners = new CopyOnWriteArrayList<>();
+
+    DeviceContext(Device device, ContextHandle handle) {
+        super(ResourceKind.DEVICE_CONTEXT, null, List.of());
+        this.device = device;
+        this.handle = handle;
+        resourcesByHandle.put(handle, this);
+        handle.startAsyncEvents(this::dispatch);
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    public String deviceName() {
+        return device.name();
+    }
+
+    /** {@code ibv_query_device}. */
+    public DeviceAttributes queryDevice() {
+        ensureOpen();
+        return handle.queryDevice();
+    }
+
+    /** {@code ibv_query_port}; ports are numbered from 1. */
+    public PortAttributes queryPort(int port) {
+        ensureOpen();
+        checkPort(port, "ibv_query_port");
+        return handle.queryPort(port);
+    }
+
+    /** {@code ibv_query_gid}. */
+    public Gid queryGid(int port, int index) {
+        ensureOpen();
+        checkPort(port, "ibv_query_gid");
+        return handle.queryGid(port, index);
+    }
+
+    /** Port and hardware counters by name, as the device exposes them (sysfs on Linux). */
+    public Map<String, Long> portCounters(int port) {
+        ensureOpen();
+        checkPort(port, "port counters");
+        return handle.portCounters(port);
+    }
+
+    private void checkPort(int port, String verb) {
+        int ports = handle.queryDevice().physicalPortCount();
+        if (port < 1 || port > ports) {
+            throw new VerbsException(verb, Errno.EINVAL, "port " + port + " does not exist on " + deviceName(),
+                    "ports are numbered 1.." + ports);
+        }
+    }
+
+    /** {@code ibv_alloc_pd}. */
+    public ProtectionDomain allocateProtectionDomain() {
+        return create(() -> new ProtectionDomain(this, handle.allocatePd()));
+    }
+
+    /** {@code ibv_create_comp_channel}: a channel CQs signal for event-driven completion (manual §5.1). */
+    public CompletionChannel createCompletionChannel() {
+        return create(() -> new CompletionChannel(this, handle.createCompletionChannel()));
+    }
+
+    /** {@code ibv_create_cq} / {@code ibv_create_cq_ex}. */
+    public CompletionQueue createCompletionQueue(CompletionQueueOptions options) {
+        return create(() -> {
+            CompletionChannel channel = options.channel();
+            if (channel != null) {
+                channel.ensureOpen();
+                if (channel.context() != this) {
+                    throw new VerbsException("ibv_create_cq", Errno.EINVAL,
+                            "the completion channel belongs to another device context", null);
+                }
+            }
+            ChannelHandle channelHandle = channel == null ? null : channel.channelHandle();
+            return new CompletionQueue(this, options, handle.createCompletionQueue(options.entries(), channelHandle,
+                    options.completionVector(), options.completionTimestamps()));
+        });
+    }
+
+    public CompletionQueue createCompletionQueue(int entries) {
+        return createCompletionQueue(CompletionQueueOptions.of(entries));
+    }
+
+    /** {@code ibv_create_comp_cntr}: ENOTSUP where the device has no completion counters. */
+    public CompletionCounter createCompletionCounter(CompletionCounterOptions options) {
+        return create(() -> new CompletionCounter(this, handle.createCompletionCounter(options)));
+    }
+
+    public CompletionCounter createCompletionCounter() {
+        return createCompletionCounter(CompletionCounterOptions.internalMemory());
+    }
+
+    /** {@code ibv_create_counters}: flow counters, EOPNOTSUPP where the device has none. */
+    public FlowCounters createFlowCounters() {
+        return create(() -> new FlowCounters(this, handle.createFlowCounters()));
+    }
+
+    public void addAsyncEventListener(AsyncEventListener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeAsyncEventListener(AsyncEventListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Open resources of this context per kind (this context included), as the API tracks them. */
+    public Map<ResourceKind, Long> openResources() {
+        Map<ResourceKind, Long> counts = new EnumMap<>(ResourceKind.class);
+        for (ResourceKind kind : ResourceKind.values()) {
+            counts.put(kind, 0L);
+        }
+        for (VerbsResource resource : resourcesByHandle.values()) {
+            counts.merge(resource.kind(), 1L, Long::sum);
+        }
+        return counts;
+    }
+
+    /** Runs a creation under the lifecycle lock, so it cannot interleave with a close of this context. */
+    <T extends VerbsResource> T create(Supplier<T> creation) {
+        lifecycleLock.lock();
+        try {
+            ensureOpen();
+            T resource = creation.get();
+            resourcesByHandle.put(resource.handle(), resource);
+            return resource;
+        } finally {
+            lifecycleLock.unlock();
+        }
+    }
+
+    ReentrantLock lifecycleLock() {
+        return lifecycleLock;
+    }
+
+    VerbsResource resourceFor(Object providerHandle) {
+        return resourcesByHandle.get(providerHandle);
+    }
+
+    void forget(VerbsResource resource) {
+        resourcesByHandle.remove(resource.handle());
+    }
+
+    private void dispatch(AsyncEventType type, Object element, int port) {
+        VerbsResource resource = element == null ? null : resourcesByHandle.get(element);
+        AsyncEvent event = new AsyncEvent(type, resource, port);
+        for (AsyncEventListener listener : listeners) {
+            try {
+                listener.onEvent(event);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "async event listener failed on " + event, e);
+            }
+        }
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.close();
+        device.verbs().closed(this);
+    }
+
+    @Override
+    String describe() {
+        return "device context " + deviceName();
+    }
+}

@@ -1,0 +1,102 @@
+package io.rdma.verbs.api;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A device the simulated fabric creates: ports and their link, and the limits
+ * {@code ibv_query_device} will report and the fabric will enforce. Defaults describe a
+ * capable single-port InfiniBand HCA; a hardware provider ignores specs.
+ */
+public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState initialPortState, Mtu mtu,
+                         int activeSpeed, int activeWidth, List<Gid> extraGids, int maxQp, int maxQpWr,
+                         int maxSge, int maxCq, int maxCqe, int maxMr, long maxMrSize, int maxPd, int maxSrq,
+                         int maxSrqWr, int maxAh, int maxInlineData, int maxQpRdAtom, boolean atomics,
+                         boolean completionTimestamps, int maxCompletionCounters, long completionCounterMaxValue,
+                         Set<CompletionCounterOp> completionCounterOps, boolean flowCounters) {
+
+    public DeviceSpec {
+        Objects.requireNonNull(name, "name");
+        if (ports < 1 || ports > 255) {
+            throw new IllegalArgumentException("device " + name + ": ports must be 1..255, not " + ports);
+        }
+        extraGids = List.copyOf(extraGids);
+        completionCounterOps = completionCounterOps.isEmpty()
+                ? Set.of() : Set.copyOf(EnumSet.copyOf(completionCounterOps));
+    }
+
+    public static Builder named(String name) {
+        return new Builder(name);
+    }
+
+    /** Builder with the defaults of a capable single-port IB HCA. */
+    public static final class Builder {
+        private final String name;
+        private int ports = 1;
+        private LinkLayer linkLayer = LinkLayer.INFINIBAND;
+        private PortState initialPortState = PortState.ACTIVE;
+        private Mtu mtu = Mtu.MTU_4096;
+        private int activeSpeed = 32;
+        private int activeWidth = 2;
+        private List<Gid> extraGids = List.of();
+        private int maxQp = 4096;
+        private int maxQpWr = 16384;
+        private int maxSge = 16;
+        private int maxCq = 4096;
+        private int maxCqe = 1 << 20;
+        private int maxMr = 1 << 16;
+        private long maxMrSize = 1L << 40;
+        private int maxPd = 1024;
+        private int maxSrq = 1024;
+        private int maxSrqWr = 16384;
+        private int maxAh = 4096;
+        private int maxInlineData = 256;
+        private int maxQpRdAtom = 16;
+        private boolean atomics = true;
+        private boolean completionTimestamps = true;
+        private int maxCompletionCounters = 64;
+        private long completionCounterMaxValue = -1L;
+        private Set<CompletionCounterOp> completionCounterOps = EnumSet.allOf(CompletionCounterOp.class);
+        private boolean flowCounters = true;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder ports(int value) { ports = value; return this; }
+        public Builder linkLayer(LinkLayer value) { linkLayer = value; return this; }
+        public Builder initialPortState(PortState value) { initialPortState = value; return this; }
+        public Builder mtu(Mtu value) { mtu = value; return this; }
+        public Builder speed(int speed, int width) { activeSpeed = speed; activeWidth = width; return this; }
+        public Builder extraGids(List<Gid> value) { extraGids = value; return this; }
+        public Builder maxQp(int value) { maxQp = value; return this; }
+        public Builder maxQpWr(int value) { maxQpWr = value; return this; }
+        public Builder maxSge(int value) { maxSge = value; return this; }
+        public Builder maxCq(int value) { maxCq = value; return this; }
+        public Builder maxCqe(int value) { maxCqe = value; return this; }
+        public Builder maxMr(int value) { maxMr = value; return this; }
+        public Builder maxMrSize(long value) { maxMrSize = value; return this; }
+        public Builder maxPd(int value) { maxPd = value; return this; }
+        public Builder maxSrq(int value) { maxSrq = value; return this; }
+        public Builder maxSrqWr(int value) { maxSrqWr = value; return this; }
+        public Builder maxAh(int value) { maxAh = value; return this; }
+        public Builder maxInlineData(int value) { maxInlineData = value; return this; }
+        public Builder maxQpRdAtom(int value) { maxQpRdAtom = value; return this; }
+        public Builder atomics(boolean value) { atomics = value; return this; }
+        public Builder completionTimestamps(boolean value) { completionTimestamps = value; return this; }
+        public Builder maxCompletionCounters(int value) { maxCompletionCounters = value; return this; }
+        /** {@code comp_count_max_value}; -1 (the default) is the full unsigned 64-bit range. */
+        public Builder completionCounterMaxValue(long value) { completionCounterMaxValue = value; return this; }
+        public Builder completionCounterOps(Set<CompletionCounterOp> value) { completionCounterOps = value; return this; }
+        public Builder flowCounters(boolean value) { flowCounters = value; return this; }
+
+        public DeviceSpec build() {
+            return new DeviceSpec(name, ports, linkLayer, initialPortState, mtu, activeSpeed, activeWidth, extraGids,
+                    maxQp, maxQpWr, maxSge, maxCq, maxCqe, maxMr, maxMrSize, maxPd, maxSrq, maxSrqWr, maxAh,
+                    maxInlineData, maxQpRdAtom, atomics, completionTimestamps, maxCompletionCounters,
+                    completionCounterMaxValue, completionCounterOps, flowCounters);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.rdma.verbs.api;
+
+/**
+ * Fault injection for tests, offered by the simulated fabric ({@link Verbs#control()}).
+ * Every change raises the async event a real device would.
+ */
+public interface FabricControl {
+
+    /** Moves a port to {@code state}; ACTIVE raises {@code IBV_EVENT_PORT_ACTIVE}, anything else {@code IBV_EVENT_PORT_ERR}. */
+    void setPortState(String device, int port, PortState state);
+
+    /**
+     * Drops the next {@code packets} packets leaving {@code device}/{@code port}: RC retries
+     * and, once {@code retry_cnt} is exhausted, completes with {@code IBV_WC_RETRY_EXC_ERR};
+     * UC and UD lose the message silently, as on a real wire.
+     */
+    void dropPackets(String device, int port, int packets);
+
+    /** Puts the QP into ERR as a device-side fault would, raising {@code IBV_EVENT_QP_FATAL}. */
+    void failQueuePair(String device, int qpNumber);
+
+    /**
+     * Makes the next call of {@code verb} (for example {@code ibv_create_qp}) on {@code device}
+     * fail with {@code errno}, as a device out of resources would.
+     */
+    void failNextVerb(String device, String verb, Errno errno);
+}

@@ -1,0 +1,72 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.CountersHandle;
+
+import java.util.List;
+
+/**
+ * {@code struct ibv_counters} (flow counters): counter points attached at indexes, each
+ * collecting packets or bytes of the flows the handle is bound to. Attach points statically
+ * (flow {@code null}) before creating the flow; once bound, further attaches fail with EBUSY.
+ */
+public final class FlowCounters extends VerbsResource {
+
+    private final CountersHandle handle;
+
+    FlowCounters(DeviceContext context, CountersHandle handle) {
+        super(ResourceKind.FLOW_COUNTERS, context, List.of(context));
+        this.handle = handle;
+    }
+
+    /**
+     * {@code ibv_attach_counters_point_flow} with a null flow: {@code description} accumulates
+     * into {@code index} once a flow is created with these counters. Attaching the same index
+     * again aggregates both into it.
+     */
+    public void attach(CounterDescription description, int index) {
+        context().lifecycleLock().lock();
+        try {
+            ensureOpen();
+            if (index < 0) {
+                throw new VerbsException("ibv_attach_counters_point_flow", Errno.EINVAL, "index " + index + " < 0",
+                        null);
+            }
+            handle.attachPoint(description, index, null);
+        } finally {
+            context().lifecycleLock().unlock();
+        }
+    }
+
+    /** {@code ibv_read_counters}: the value at each index defined so far. */
+    public long[] read() {
+        ensureOpen();
+        long[] values = new long[64];
+        int defined = handle.read(values);
+        return java.util.Arrays.copyOf(values, defined);
+    }
+
+    /** {@code ibv_read_counters} into a caller's array, without allocating; returns the indexes defined. */
+    public int read(long[] values) {
+        ensureOpen();
+        return handle.read(values);
+    }
+
+    CountersHandle countersHandle() {
+        return handle;
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.destroy();
+    }
+
+    @Override
+    String describe() {
+        return "flow counters on " + context().deviceName();
+    }
+}

@@ -1,0 +1,84 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.MrHandle;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Set;
+
+/** {@code struct ibv_mr} (manual §4.1): registered memory, its keys and access rights. */
+public final class MemoryRegion extends VerbsResource {
+
+    private final MemorySegment memory;
+    private final Set<AccessFlag> access;
+    private final Arena ownedMemory;
+    private final MrHandle handle;
+
+    MemoryRegion(ProtectionDomain pd, MemorySegment memory, Set<AccessFlag> access, Arena ownedMemory,
+                 MrHandle handle) {
+        super(ResourceKind.MEMORY_REGION, pd.context(), List.of(pd));
+        this.memory = memory;
+        this.access = Set.copyOf(access);
+        this.ownedMemory = ownedMemory;
+        this.handle = handle;
+    }
+
+    /** The registered memory. Valid while the region is open. */
+    public MemorySegment segment() {
+        ensureOpen();
+        return memory;
+    }
+
+    public long address() {
+        return memory.address();
+    }
+
+    public long length() {
+        return memory.byteSize();
+    }
+
+    public int lkey() {
+        return handle.lkey();
+    }
+
+    public int rkey() {
+        return handle.rkey();
+    }
+
+    public Set<AccessFlag> access() {
+        return access;
+    }
+
+    /** What a peer needs to read or write {@code length} bytes at {@code offset} of this region. */
+    public RemoteBuffer remote(long offset, long length) {
+        if (offset < 0 || length < 0 || offset + length > memory.byteSize()) {
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + (offset + length)
+                    + " are outside a region of " + memory.byteSize());
+        }
+        return new RemoteBuffer(address() + offset, rkey(), length);
+    }
+
+    public RemoteBuffer remote() {
+        return remote(0, memory.byteSize());
+    }
+
+    @Override
+    Object handle() {
+        return handle;
+    }
+
+    @Override
+    void destroyHandle() {
+        handle.destroy();
+        if (ownedMemory != null) {
+            ownedMemory.close();
+        }
+    }
+
+    @Override
+    String describe() {
+        return "memory region of " + memory.byteSize() + " bytes (lkey 0x" + Integer.toHexString(handle.lkey())
+                + ") on " + context().deviceName();
+    }
+}

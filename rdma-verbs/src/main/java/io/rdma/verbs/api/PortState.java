@@ -1,0 +1,10 @@
+package io.rdma.verbs.api;
+
+/** {@code enum ibv_port_state} (manual §2.4). */
+public enum PortState {
+    NOP, DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER;
+
+    public static PortState of(int value) {
+        return value >= 0 && value < values().length ? values()[value] : NOP;
+    }
+}

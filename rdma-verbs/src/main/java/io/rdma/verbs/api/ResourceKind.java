@@ -1,0 +1,27 @@
+package io.rdma.verbs.api;
+
+/**
+ * The kinds of verbs objects, declared in the order libibverbs requires them to be
+ * destroyed (manual §11.3): flows before the counters they feed, QPs before the SRQs, AHs
+ * and CQs they use, completion counters only once no QP is attached to them, and so on up
+ * to the device context. Closing a parent destroys its dependents in this order.
+ */
+public enum ResourceKind {
+    FLOW,
+    QUEUE_PAIR,
+    SHARED_RECEIVE_QUEUE,
+    ADDRESS_HANDLE,
+    COMPLETION_QUEUE,
+    COMPLETION_CHANNEL,
+    COMPLETION_COUNTER,
+    FLOW_COUNTERS,
+    MEMORY_POOL,
+    MEMORY_REGION,
+    PROTECTION_DOMAIN,
+    DEVICE_CONTEXT;
+
+    /** Position in the destroy order: lower is destroyed first. */
+    public int destroyRank() {
+        return ordinal();
+    }
+}

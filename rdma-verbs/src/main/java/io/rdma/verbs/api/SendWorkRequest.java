@@ -1,0 +1,152 @@
+package io.rdma.verbs.api;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code struct ibv_send_wr} (manual §7.1), mutable and meant to be reused: fill it, post it,
+ * fill it again. Posting copies it, so it may be changed as soon as {@code postSend} returns.
+ * Chain requests with {@link #next(SendWorkRequest)} to post them with one doorbell (§12.5).
+ */
+public final class SendWorkRequest {
+
+    private long wrId;
+    private SendOpcode opcode = SendOpcode.SEND;
+    private int flags = SendFlag.SIGNALED;
+    private final long[] sgeAddress;
+    private final int[] sgeLength;
+    private final int[] sgeLkey;
+    private int sgeCount;
+    private int immediateData;
+    private long remoteAddress;
+    private int rkey;
+    private long compareAdd;
+    private long swap;
+    private AddressHandle addressHandle;
+    private int remoteQpNumber;
+    private int remoteQkey;
+    private SendWorkRequest next;
+
+    /** A request with room for one scatter/gather entry. */
+    public SendWorkRequest() {
+        this(1);
+    }
+
+    public SendWorkRequest(int maxSge) {
+        sgeAddress = new long[maxSge];
+        sgeLength = new int[maxSge];
+        sgeLkey = new int[maxSge];
+    }
+
+    /** Clears everything but the SGE capacity, ready for the next use. */
+    public SendWorkRequest reset() {
+        wrId = 0;
+        opcode = SendOpcode.SEND;
+        flags = SendFlag.SIGNALED;
+        sgeCount = 0;
+        immediateData = 0;
+        remoteAddress = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        addressHandle = null;
+        remoteQpNumber = 0;
+        remoteQkey = 0;
+        next = null;
+        return this;
+    }
+
+    public SendWorkRequest wrId(long value) { wrId = value; return this; }
+    public SendWorkRequest opcode(SendOpcode value) { opcode = value; return this; }
+    /** {@link SendFlag} bits; {@code SIGNALED} by default. */
+    public SendWorkRequest flags(int value) { flags = value; return this; }
+    public SendWorkRequest immediateData(int value) { immediateData = value; return this; }
+    public SendWorkRequest next(SendWorkRequest value) { next = value; return this; }
+
+    /** Target of RDMA read/write: remote virtual address and rkey (manual §7.1.2–7.1.3). */
+    public SendWorkRequest remote(long address, int remoteKey) {
+        remoteAddress = address;
+        rkey = remoteKey;
+        return this;
+    }
+
+    public SendWorkRequest remote(RemoteBuffer buffer) {
+        return remote(buffer.address(), buffer.rkey());
+    }
+
+    /** Operands of an atomic: compare (or add) value and swap value (manual §7.1.4). */
+    public SendWorkRequest atomic(long compareOrAdd, long swapValue) {
+        compareAdd = compareOrAdd;
+        swap = swapValue;
+        return this;
+    }
+
+    /** Destination of a UD send (manual §7.1.7). */
+    public SendWorkRequest datagram(AddressHandle handle, int qpNumber, int qkey) {
+        addressHandle = handle;
+        remoteQpNumber = qpNumber;
+        remoteQkey = qkey;
+        return this;
+    }
+
+    /** Replaces the scatter/gather list with one entry. */
+    public SendWorkRequest sge(long address, int length, int lkey) {
+        sgeCount = 0;
+        return addSge(address, length, lkey);
+    }
+
+    /** Replaces the scatter/gather list with {@code length} bytes at {@code offset} of a region. */
+    public SendWorkRequest sge(MemoryRegion region, long offset, int length) {
+        return sge(region.address() + offset, length, region.lkey());
+    }
+
+    /** Replaces the scatter/gather list with the first {@code length} bytes of a pooled buffer. */
+    public SendWorkRequest sge(PooledBuffer buffer, int length) {
+        return sge(buffer.address(), length, buffer.lkey());
+    }
+
+    /** Inline data needs no lkey (manual §7.1.5); the bytes are copied at post time. */
+    public SendWorkRequest inline(MemorySegment data) {
+        flags |= SendFlag.INLINE;
+        return sge(data.address(), Math.toIntExact(data.byteSize()), 0);
+    }
+
+    public SendWorkRequest addSge(long address, int length, int lkey) {
+        if (sgeCount == sgeAddress.length) {
+            throw new IllegalStateException("this work request holds at most " + sgeAddress.length
+                    + " scatter/gather entries; create it with new SendWorkRequest(maxSge)");
+        }
+        sgeAddress[sgeCount] = address;
+        sgeLength[sgeCount] = length;
+        sgeLkey[sgeCount] = lkey;
+        sgeCount++;
+        return this;
+    }
+
+    public long wrId() { return wrId; }
+    public SendOpcode opcode() { return opcode; }
+    public int flags() { return flags; }
+    public boolean isSignaled() { return (flags & SendFlag.SIGNALED) != 0; }
+    public boolean hasFlag(int flag) { return (flags & flag) != 0; }
+    public int sgeCount() { return sgeCount; }
+    public long sgeAddress(int index) { return sgeAddress[index]; }
+    public int sgeLength(int index) { return sgeLength[index]; }
+    public int sgeLkey(int index) { return sgeLkey[index]; }
+    public int immediateData() { return immediateData; }
+    public long remoteAddress() { return remoteAddress; }
+    public int rkey() { return rkey; }
+    public long compareAdd() { return compareAdd; }
+    public long swap() { return swap; }
+    public AddressHandle addressHandle() { return addressHandle; }
+    public int remoteQpNumber() { return remoteQpNumber; }
+    public int remoteQkey() { return remoteQkey; }
+    public SendWorkRequest next() { return next; }
+
+    /** Total bytes of the scatter/gather list. */
+    public long totalLength() {
+        long total = 0;
+        for (int i = 0; i < sgeCount; i++) {
+            total += Integer.toUnsignedLong(sgeLength[i]);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,180 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.DeviceHandle;
+import io.rdma.verbs.spi.ProviderAvailability;
+import io.rdma.verbs.spi.ProviderSession;
+import io.rdma.verbs.spi.VerbsProvider;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The entry point: a chosen provider and its device list ({@code ibv_get_device_list}).
+ * Closing it closes every device context opened from it, then frees the list.
+ *
+ * <pre>{@code
+ * try (Verbs verbs = Verbs.open(ProviderKind.AUTO);
+ *      DeviceContext context = verbs.devices().getFirst().open()) {
+ *     ProtectionDomain pd = context.allocateProtectionDomain();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Verbs implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Verbs.class.getName());
+
+    private final String providerName;
+    private final String selectionReason;
+    private final ProviderSession session;
+    private final List<Device> devices;
+    private final List<DeviceContext> openContexts = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    private Verbs(String providerName, String selectionReason, ProviderSession session) {
+        this.providerName = providerName;
+        this.selectionReason = selectionReason;
+        this.session = session;
+        List<Device> list = new ArrayList<>();
+        for (DeviceHandle handle : session.devices()) {
+            list.add(new Device(this, handle));
+        }
+        this.devices = List.copyOf(list);
+    }
+
+    /** Opens the provider {@code kind} selects, with the default simulated device ({@code sim0}) if simulated. */
+    public static Verbs open(ProviderKind kind) {
+        return open(kind, List.of());
+    }
+
+    /**
+     * Opens the provider {@code kind} selects. {@code simulatedDevices} are the devices the
+     * simulated fabric creates if it is chosen; empty means one default device, {@code sim0}.
+     */
+    public static Verbs open(ProviderKind kind, List<DeviceSpec> simulatedDevices) {
+        List<DeviceSpec> specs = simulatedDevices.isEmpty() ? List.of(DeviceSpec.named("sim0").build()) : simulatedDevices;
+        return switch (kind) {
+            case NATIVE -> openRequired(ProviderKind.NATIVE, specs);
+            case SIMULATED -> openRequired(ProviderKind.SIMULATED, specs);
+            case AUTO -> openAuto(specs);
+        };
+    }
+
+    private static Verbs openRequired(ProviderKind kind, List<DeviceSpec> specs) {
+        VerbsProvider provider = find(kind.providerName()).orElseThrow(() -> new VerbsException("ibv_get_device_list",
+                Errno.ENOSYS, "no '" + kind.providerName() + "' provider on the class path",
+                "add rdma-verbs to the class path (it carries both providers)"));
+        ProviderAvailability availability = provider.availability();
+        if (!availability.available()) {
+            throw new VerbsException("ibv_get_device_list", Errno.ENODEV,
+                    "the " + kind.providerName() + " provider cannot run here: " + availability.reason(),
+                    "use provider 'auto' to fall back to the simulated fabric, or install rdma-core and an RDMA device");
+        }
+        String reason = "provider '" + kind.providerName() + "' was requested; " + availability.reason();
+        return new Verbs(provider.name(), reason, provider.open(specs));
+    }
+
+    private static Verbs openAuto(List<DeviceSpec> specs) {
+        Optional<VerbsProvider> nativeProvider = find(ProviderKind.NATIVE.providerName());
+        String nativeState = nativeProvider.map(p -> p.availability())
+                .map(a -> a.available() && a.deviceCount() > 0 ? null : a.reason())
+                .orElse("no native provider on the class path");
+        if (nativeState == null) {
+            VerbsProvider provider = nativeProvider.orElseThrow();
+            String reason = "auto: native provider selected: " + provider.availability().reason();
+            LOG.log(System.Logger.Level.INFO, reason);
+            return new Verbs(provider.name(), reason, provider.open(specs));
+        }
+        VerbsProvider simulated = find(ProviderKind.SIMULATED.providerName()).orElseThrow(() -> new VerbsException(
+                "ibv_get_device_list", Errno.ENODEV, "no native device (" + nativeState + ") and no simulated provider",
+                "add rdma-verbs to the class path"));
+        String reason = "auto: simulated fabric selected because the native provider is unusable: " + nativeState;
+        LOG.log(System.Logger.Level.INFO, reason);
+        return new Verbs(simulated.name(), reason, simulated.open(specs));
+    }
+
+    private static Optional<VerbsProvider> find(String name) {
+        for (VerbsProvider provider : ServiceLoader.load(VerbsProvider.class, Verbs.class.getClassLoader())) {
+            if (provider.name().equals(name)) {
+                return Optional.of(provider);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public String providerName() {
+        return providerName;
+    }
+
+    /** Why this provider serves the application, as logged at selection. */
+    public String selectionReason() {
+        return selectionReason;
+    }
+
+    public List<Device> devices() {
+        ensureOpen();
+        return devices;
+    }
+
+    /** The device called {@code name}; ENODEV naming the devices there are otherwise. */
+    public Device device(String name) {
+        ensureOpen();
+        for (Device device : devices) {
+            if (device.name().equals(name)) {
+                return device;
+            }
+        }
+        throw new VerbsException("ibv_get_device_list", Errno.ENODEV, "no RDMA device named '" + name + "'",
+                "devices present: " + devices.stream().map(Device::name).toList());
+    }
+
+    /** The provider's count of objects created and not destroyed, per kind: all zero once everything is closed. */
+    public Map<ResourceKind, Long> liveObjects() {
+        return session.liveObjects();
+    }
+
+    /** Fault injection and port control; present on the simulated fabric only. */
+    public Optional<FabricControl> control() {
+        return session.control();
+    }
+
+    void opened(DeviceContext context) {
+        ensureOpen();
+        openContexts.add(context);
+    }
+
+    void closed(DeviceContext context) {
+        openContexts.remove(context);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new ResourceClosedException("device list of provider '" + providerName + "'");
+        }
+    }
+
+    /** Closes every context opened from this list ({@code ibv_close_device}), then frees the list. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        RuntimeException failure = null;
+        for (DeviceContext context : openContexts) {
+            try {
+                context.close();
+            } catch (RuntimeException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        closed = true;
+        session.close();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.rdma.verbs.api;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A verbs object with a lifetime. Each resource holds strong references to the parents it
+ * depends on (rust-ibverbs), and each parent knows its dependents, so closing a parent
+ * first closes every resource that depends on it, in libibverbs' destroy order
+ * ({@link ResourceKind}) and newest first within a kind (pyverbs). A closed resource
+ * refuses every further use with {@link ResourceClosedException}, so no handle ever
+ * dangles into freed native memory.
+ *
+ * <p>Creation and destruction are serialized per device context; the data path (post,
+ * poll) takes only the resource's own lock.
+ */
+public abstract class VerbsResource implements AutoCloseable {
+
+    private static final AtomicLong CREATION_SEQUENCE = new AtomicLong();
+    private static final Comparator<VerbsResource> DESTROY_ORDER =
+            Comparator.comparingInt((VerbsResource r) -> r.kind.destroyRank())
+                    .thenComparing(Comparator.comparingLong((VerbsResource r) -> r.sequence).reversed());
+
+    private final ResourceKind kind;
+    private final DeviceContext context;
+    private final long sequence = CREATION_SEQUENCE.incrementAndGet();
+    private final List<VerbsResource> parents;
+    /** Guarded by the context's lifecycle lock. */
+    private final Set<VerbsResource> dependents = new LinkedHashSet<>();
+    private volatile boolean closed;
+
+    /** Called with the context's lifecycle lock held, after the provider object exists. */
+    VerbsResource(ResourceKind kind, DeviceContext context, List<VerbsResource> parents) {
+        this.kind = kind;
+        this.context = context == null ? (DeviceContext) this : context;
+        this.parents = List.copyOf(parents);
+        for (VerbsResource parent : this.parents) {
+            parent.dependents.add(this);
+        }
+    }
+
+    public final ResourceKind kind() {
+        return kind;
+    }
+
+    public final DeviceContext context() {
+        return context;
+    }
+
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /** Dependents still open, for tools that walk the tree (the actuator does). */
+    public final List<VerbsResource> dependents() {
+        context.lifecycleLock().lock();
+        try {
+            return List.copyOf(dependents);
+        } finally {
+            context.lifecycleLock().unlock();
+        }
+    }
+
+    final void ensureOpen() {
+        if (closed) {
+            throw new ResourceClosedException(toString());
+        }
+    }
+
+    /** The provider object this resource stands for; used to map provider events back. */
+    abstract Object handle();
+
+    /**
+     * Destroys the provider object. Implementations take their own data-path lock so that a
+     * concurrent post or poll either finishes first or sees the resource closed.
+     */
+    abstract void destroyHandle();
+
+    /** Marks closed; subclasses call it from {@link #destroyHandle()} once the provider object is gone. */
+    final void markClosed() {
+        closed = true;
+    }
+
+    /**
+     * Destroys this resource after every resource that depends on it, in libibverbs' order.
+     * Idempotent. If the provider refuses a destroy (for example {@code EBUSY} for a completion
+     * counter still attached to a QP) the exception propagates and the refusing resource, and
+     * everything that depends on it, stays open.
+     */
+    @Override
+    public final void close() {
+        context.lifecycleLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            Set<VerbsResource> doomed = Collections.newSetFromMap(new IdentityHashMap<>());
+            collectDependents(this, doomed);
+            List<VerbsResource> order = new ArrayList<>(doomed);
+            order.sort(DESTROY_ORDER);
+            for (VerbsResource resource : order) {
+                resource.destroyOne();
+            }
+            destroyOne();
+        } finally {
+            context.lifecycleLock().unlock();
+        }
+    }
+
+    private static void collectDependents(VerbsResource resource, Set<VerbsResource> into) {
+        for (VerbsResource dependent : resource.dependents) {
+            if (!dependent.closed && into.add(dependent)) {
+                collectDependents(dependent, into);
+            }
+        }
+    }
+
+    private void destroyOne() {
+        if (closed) {
+            return;
+        }
+        destroyHandle();
+        closed = true;
+        for (VerbsResource parent : parents) {
+            parent.dependents.remove(this);
+        }
+        context.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    /** A short human description: kind, identity and device, for errors and logs. */
+    abstract String describe();
+}

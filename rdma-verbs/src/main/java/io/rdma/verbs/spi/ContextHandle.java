@@ -1,0 +1,43 @@
+package io.rdma.verbs.spi;
+
+import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.PortAttributes;
+
+import java.util.Map;
+
+/** {@code struct ibv_context}: an opened device. */
+public interface ContextHandle {
+
+    /** {@code ibv_query_device} (with the extended limits of {@code ibv_query_device_ex}). */
+    DeviceAttributes queryDevice();
+
+    /** {@code ibv_query_port}; ports are numbered from 1. */
+    PortAttributes queryPort(int port);
+
+    /** {@code ibv_query_gid}. */
+    Gid queryGid(int port, int index);
+
+    /** Port and hardware counters by name (sysfs {@code counters/} and {@code hw_counters/} on Linux). */
+    Map<String, Long> portCounters(int port);
+
+    PdHandle allocatePd();
+
+    ChannelHandle createCompletionChannel();
+
+    /** {@code ibv_create_cq}, or {@code ibv_create_cq_ex} with completion timestamps. {@code channel} may be null. */
+    CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector, boolean timestamps);
+
+    /** {@code ibv_create_comp_cntr}. */
+    CompCounterHandle createCompletionCounter(CompletionCounterOptions options);
+
+    /** {@code ibv_create_counters}. */
+    CountersHandle createFlowCounters();
+
+    /** Starts delivering async events to {@code sink} until {@link #close()}. */
+    void startAsyncEvents(AsyncEventSink sink);
+
+    /** {@code ibv_close_device}. */
+    void close();
+}

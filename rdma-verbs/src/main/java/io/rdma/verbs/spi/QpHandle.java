@@ -1,0 +1,43 @@
+package io.rdma.verbs.spi;
+
+import io.rdma.verbs.api.FlowSpec;
+import io.rdma.verbs.api.QueuePairAttributes;
+import io.rdma.verbs.api.QueuePairCapabilities;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendWorkRequest;
+
+/** {@code struct ibv_qp}. Posts are serialized by the API, one poster per queue at a time. */
+public interface QpHandle {
+
+    int qpNumber();
+
+    QueuePairCapabilities capabilities();
+
+    /** {@code ibv_modify_qp} with the attributes that are set. */
+    void modify(QueuePairAttributes attributes);
+
+    /** {@code ibv_query_qp}, every attribute populated. */
+    QueuePairAttributes query();
+
+    QueuePairState state();
+
+    /**
+     * {@code ibv_post_send} of the chain starting at {@code first}. On failure throws a
+     * {@link io.rdma.verbs.api.VerbsException} naming the first WR not posted; the WRs before
+     * it were posted. Must not allocate on success.
+     */
+    void postSend(SendWorkRequest first);
+
+    /** {@code ibv_post_recv}, same contract as {@link #postSend}. */
+    void postReceive(ReceiveWorkRequest first);
+
+    /** {@code ibv_qp_attach_comp_cntr} with an {@code op_mask} of {@link io.rdma.verbs.api.CompletionCounterOp} bits. */
+    void attachCompletionCounter(CompCounterHandle counter, int opMask);
+
+    /** {@code ibv_create_flow} on this QP; {@code counters} (may be null) is bound to the new flow. */
+    FlowHandle createFlow(FlowSpec spec, CountersHandle counters);
+
+    /** {@code ibv_destroy_qp}: outstanding WRs are flushed with {@code IBV_WC_WR_FLUSH_ERR}. */
+    void destroy();
+}

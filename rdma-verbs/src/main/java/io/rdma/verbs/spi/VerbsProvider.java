@@ -1,0 +1,24 @@
+package io.rdma.verbs.spi;
+
+import io.rdma.verbs.api.DeviceSpec;
+
+import java.util.List;
+
+/**
+ * A verbs implementation, found with {@link java.util.ServiceLoader}. The API's provider
+ * selection ({@code auto}, {@code native}, {@code simulated}) asks {@link #availability()} first.
+ */
+public interface VerbsProvider {
+
+    /** {@code native} or {@code simulated}; what {@code rdma.provider} names. */
+    String name();
+
+    /** Whether the provider can run here and, when not, why (library missing, no kernel support, no device). */
+    ProviderAvailability availability();
+
+    /**
+     * Opens the device list ({@code ibv_get_device_list}). {@code simulatedDevices} describes the
+     * devices a software fabric creates; a hardware provider ignores it.
+     */
+    ProviderSession open(List<DeviceSpec> simulatedDevices);
+}

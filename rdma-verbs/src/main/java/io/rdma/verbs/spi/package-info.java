@@ -1,0 +1,9 @@
+/**
+ * What a provider implements. The API ({@code io.rdma.verbs.api}) owns lifetimes, ordering,
+ * thread safety and send-queue accounting; a provider only creates, drives and destroys the
+ * objects behind these handles. Each handle mirrors one libibverbs object
+ * ({@code ibv_pd} → {@link io.rdma.verbs.spi.PdHandle}, ...). Handles are called with the
+ * API's locks held: a handle's {@code destroy()} is called once, after every dependent
+ * handle was destroyed, and never concurrently with another call on the same handle.
+ */
+package io.rdma.verbs.spi;
