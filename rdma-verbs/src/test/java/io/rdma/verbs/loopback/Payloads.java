@@ -29,6 +29,16 @@ public final class Payloads {
         }
     }
 
+    /** Whether the bytes at {@code offset} are those {@link #fill} wrote for {@code seed}. */
+    public static boolean holds(MemorySegment memory, long offset, long length, int seed) {
+        for (long i = 0; i < length; i++) {
+            if (memory.get(ValueLayout.JAVA_BYTE, offset + i) != patternByte(seed, i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static byte patternByte(int seed, long position) {
         return (byte) (seed * 31 + position * 7 + (position >>> 8));
     }
