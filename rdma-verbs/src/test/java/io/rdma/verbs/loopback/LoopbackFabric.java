@@ -191,9 +191,11 @@ public final class LoopbackFabric implements AfterEachCallback {
         return pair(type, DEFAULT_CAPABILITIES);
     }
 
+    /** As {@link #pair(QueuePairType)}; each CQ holds every completion both queues can have outstanding (§5.2). */
     public Loopback pair(QueuePairType type, QueuePairCapabilities capabilities) {
-        QueuePair requester = queuePair(type, completionQueue(DEFAULT_CQ_ENTRIES), null, capabilities);
-        QueuePair responder = queuePair(type, completionQueue(DEFAULT_CQ_ENTRIES), null, capabilities);
+        int entries = Math.max(DEFAULT_CQ_ENTRIES, capabilities.maxSendWr() + capabilities.maxRecvWr());
+        QueuePair requester = queuePair(type, completionQueue(entries), null, capabilities);
+        QueuePair responder = queuePair(type, completionQueue(entries), null, capabilities);
         return new Loopback(this, requester, responder);
     }
 
