@@ -53,6 +53,7 @@ class DeviceLimitsTest {
     void queuePairAboveMaxQpWrIsInvalid() {
         DeviceAttributes device = fabric.deviceAttributes();
         var cq = fabric.completionQueue(16);
+        fabric.pd();
         liveBefore = fabric.verbs().liveObjects();
 
         VerbsErrors.expectFailure("ibv_create_qp", Errno.EINVAL, () -> fabric.queuePair(QueuePairType.RC, cq, null,
@@ -63,6 +64,7 @@ class DeviceLimitsTest {
     void queuePairAboveMaxSgeIsInvalid() {
         DeviceAttributes device = fabric.deviceAttributes();
         var cq = fabric.completionQueue(16);
+        fabric.pd();
         liveBefore = fabric.verbs().liveObjects();
 
         VerbsErrors.expectFailure("ibv_create_qp", Errno.EINVAL, () -> fabric.queuePair(QueuePairType.RC, cq, null,
@@ -74,6 +76,7 @@ class DeviceLimitsTest {
         DeviceAttributes device = fabric.deviceAttributes();
         assumeTrue(device.maxInlineData() > 0, "the device reports no inline data limit");
         var cq = fabric.completionQueue(16);
+        fabric.pd();
         liveBefore = fabric.verbs().liveObjects();
 
         VerbsErrors.expectFailure("ibv_create_qp", Errno.EINVAL, () -> fabric.queuePair(QueuePairType.RC, cq, null,

@@ -140,7 +140,7 @@ public final class LoopbackFabric implements AfterEachCallback {
     }
 
     public LinkLayer linkLayer() {
-        return context.queryPort(port).linkLayer();
+        return context().queryPort(port()).linkLayer();
     }
 
     public String deviceName() {
