@@ -238,12 +238,6 @@ public final class LoopbackFabric implements AfterEachCallback {
         }
     }
 
-    /** Async events delivered so far, in arrival order, without waiting. */
-    public List<AsyncEvent> eventsSoFar() {
-        arrivals.drainTo(seen);
-        return List.copyOf(seen);
-    }
-
     /** Closes the context (and with it everything the test left open), then requires zero live objects. */
     @Override
     public void afterEach(ExtensionContext extensionContext) {

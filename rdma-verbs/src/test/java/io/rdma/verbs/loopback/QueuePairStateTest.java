@@ -39,7 +39,7 @@ class QueuePairStateTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = QueuePairState.class, names = {"RESET", "INIT", "RTR"})
+    @EnumSource(value = QueuePairState.class, names = {"RESET", "INIT", "RTR", "SQD"})
     void sendBeforeReadyToSendIsInvalid(QueuePairState state) {
         QueuePair requester = loopback.requester();
         walkTo(requester, state);
@@ -150,6 +150,11 @@ class QueuePairStateTest {
 
     private void walkTo(QueuePair qp, QueuePairState state) {
         if (state == QueuePairState.RESET) {
+            return;
+        }
+        if (state == QueuePairState.SQD) {
+            loopback.connect(options);
+            qp.modify(QueuePairAttributes.builder().state(QueuePairState.SQD).build());
             return;
         }
         qp.toInit(options);

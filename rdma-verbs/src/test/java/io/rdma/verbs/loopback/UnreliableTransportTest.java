@@ -99,6 +99,27 @@ class UnreliableTransportTest {
         assertThat(received.hasGrh()).isFalse();
     }
 
+    @Test
+    void datagramWithTheWrongQkeyIsLostWhileTheSenderSucceeds() {
+        Loopback loopback = fabric.connectedPair(QueuePairType.UD);
+        AddressHandle ah = fabric.pd().createAddressHandle(loopback.responder()
+                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+        MemoryRegion source = fabric.region(64);
+        MemoryRegion target = fabric.region(GRH_BYTES + 64);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, GRH_BYTES + 64));
+
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64)
+                .datagram(ah, loopback.responder().qpNumber(), ~fabric.connectOptions().qkey()));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 32)
+                .datagram(ah, loopback.responder().qpNumber(), fabric.connectOptions().qkey()));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+
+        Completion received = Completions.awaitOne(loopback.responderCq());
+        assertThat(received.byteLength()).as("only the datagram with the right Q_Key arrived").isEqualTo(GRH_BYTES + 32);
+        assertThat(Completions.pollNow(loopback.responderCq())).isEmpty();
+    }
+
     /** Sends {@code target}'s size less the GRH area as one datagram into {@code target}. */
     private Completion sendDatagram(Loopback loopback, AddressHandle ah, MemoryRegion target, int seed) {
         int payload = (int) target.length() - GRH_BYTES;
