@@ -1,5 +1,6 @@
 package io.rdma.verbs.loopback;
 
+import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
@@ -11,6 +12,8 @@ import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,6 +79,18 @@ class AtomicsTest {
         assertThat(done.status()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
         assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
         assertThat(remote.segment().get(JAVA_LONG, 8)).isEqualTo(42);
+    }
+
+    @Test
+    void regionWithoutRemoteAtomicIsARemoteAccessError() {
+        MemoryRegion noAtomics = fabric.region(64, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ,
+                AccessFlag.REMOTE_WRITE));
+        noAtomics.segment().set(JAVA_LONG, 0, 42);
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
+                .atomic(1, 0).sge(result, 0, 8).remote(noAtomics.remote(0, 8)));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+        assertThat(noAtomics.segment().get(JAVA_LONG, 0)).isEqualTo(42);
     }
 
     @Test

@@ -100,6 +100,22 @@ class FlowCounterTest {
     }
 
     @Test
+    void overlappingFlowsSteerToTheLowestPriorityNumber() {
+        openEthernetDeviceWithFlowCounters();
+        QueuePair preferred = fabric.queuePair(QueuePairType.RAW_PACKET, fabric.completionQueue(16), null,
+                LoopbackFabric.DEFAULT_CAPABILITIES);
+        preferred.connect(null, fabric.connectOptions());
+        preferred.postReceive(new ReceiveWorkRequest().wrId(100).sge(receiveBuffers, 15L * SLOT, SLOT));
+        receiver.createFlow(udpTo(UDP_PORT).withPriority(1), null);
+        preferred.createFlow(udpTo(UDP_PORT).withPriority(0), null);
+
+        send(Protocol.UDP, UDP_PORT, 64);
+
+        assertThat(Completions.awaitOne(preferred.receiveCompletionQueue()).wrId()).isEqualTo(100);
+        assertThat(Completions.pollNow(receiver.receiveCompletionQueue())).isEmpty();
+    }
+
+    @Test
     void countersBoundToAFlowTakeNoMoreAttaches() {
         openEthernetDeviceWithFlowCounters();
         FlowCounters counters = fabric.context().createFlowCounters();
@@ -159,7 +175,7 @@ class FlowCounterTest {
         fabric.connect(sender, receiver, fabric.connectOptions());
         frames = fabric.region(16L * SLOT);
         receiveBuffers = fabric.region(16L * SLOT);
-        for (int i = 0; i < 16; i++) {
+        for (int i = 0; i < 15; i++) {
             receiver.postReceive(new ReceiveWorkRequest().wrId(i).sge(receiveBuffers, (long) i * SLOT, SLOT));
         }
     }

@@ -99,6 +99,28 @@ class RemoteAccessErrorTest {
     }
 
     @Test
+    void localRangeBeyondItsRegionIsALocalProtectionError() {
+        MemoryRegion target = fabric.region(4096);
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
+                .sge(local.address() + 4096 - 64, 128, local.lkey()).remote(target.remote(0, 128)));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void receiveIntoRegionWithoutLocalWriteIsALocalProtectionError() {
+        MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).sge(notWritable, 0, 4096));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(local, 0, 64));
+
+        Completion receiver = Completions.awaitOne(loopback.responderCq());
+        assertThat(receiver.wrId()).isEqualTo(4);
+        assertThat(receiver.status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
     void readIntoRegionWithoutLocalWriteIsALocalProtectionError() {
         MemoryRegion source = fabric.region(4096);
         MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));

@@ -7,6 +7,7 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.SendOpcode;
@@ -46,6 +47,25 @@ class UnreliableTransportTest {
         assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(received.byteLength()).isEqualTo(1500);
         Payloads.assertFilled(target.segment(), 0, 1500, 40);
+    }
+
+    @Test
+    void unreliableConnectedSendWithoutAReceiveIsLostWhileTheSenderSucceeds() {
+        Loopback loopback = fabric.connectedPair(QueuePairType.UC);
+        MemoryRegion source = fabric.region(256);
+        MemoryRegion target = fabric.region(256);
+        Payloads.fill(source.segment(), 0, 256, 44);
+
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(source, 0, 100));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.RTS);
+
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).sge(target, 0, 256));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 200));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        Completion received = Completions.awaitOne(loopback.responderCq());
+        assertThat(received.byteLength()).as("only the message sent after the receive").isEqualTo(200);
+        Payloads.assertFilled(target.segment(), 0, 200, 44);
     }
 
     @Test
