@@ -15,7 +15,7 @@ public final class ReceiveWorkRequest {
     }
 
     public ReceiveWorkRequest(int maxSge) {
-        sges = new ScatterGatherList(maxSge);
+        sges = new ScatterGatherList(maxSge, "ReceiveWorkRequest");
     }
 
     public ReceiveWorkRequest wrId(long value) { wrId = value; return this; }

@@ -9,9 +9,12 @@ final class ScatterGatherList {
     private final long[] addresses;
     private final int[] lengths;
     private final int[] lkeys;
+    private final String owner;
     private int count;
 
-    ScatterGatherList(int capacity) {
+    /** {@code owner} names the request type in the error that says how to get more room. */
+    ScatterGatherList(int capacity, String owner) {
+        this.owner = owner;
         addresses = new long[capacity];
         lengths = new int[capacity];
         lkeys = new int[capacity];
@@ -24,7 +27,7 @@ final class ScatterGatherList {
     void add(long address, int length, int lkey) {
         if (count == addresses.length) {
             throw new IllegalStateException("this work request holds at most " + addresses.length
-                    + " scatter/gather entries; create it with a larger maxSge");
+                    + " scatter/gather entries; create it with new " + owner + "(maxSge)");
         }
         addresses[count] = address;
         lengths[count] = length;

@@ -29,7 +29,7 @@ public final class SendWorkRequest {
     }
 
     public SendWorkRequest(int maxSge) {
-        sges = new ScatterGatherList(maxSge);
+        sges = new ScatterGatherList(maxSge, "SendWorkRequest");
     }
 
     /** Clears everything but the SGE capacity, ready for the next use. */
