@@ -13,7 +13,7 @@ public final class Flow extends VerbsResource {
     private final FlowCounters counters;
 
     Flow(QueuePair qp, FlowSpec spec, FlowCounters counters, FlowHandle handle) {
-        super(ResourceKind.FLOW, qp.context(), parentsOf(qp, counters));
+        super(ResourceKind.FLOW, qp.context(), handle, parentsOf(qp, counters));
         this.spec = spec;
         this.counters = counters;
         this.handle = handle;
@@ -35,10 +35,6 @@ public final class Flow extends VerbsResource {
         return counters;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {
