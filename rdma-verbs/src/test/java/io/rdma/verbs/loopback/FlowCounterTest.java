@@ -128,21 +128,18 @@ class FlowCounterTest {
     }
 
     @Test
-    void countersOutliveTheirFlowAndAreClosedAfterIt() {
+    void countersBoundToALiveFlowRefuseDestroyAndCloseAfterIt() {
         openEthernetDeviceWithFlowCounters();
-        FlowCounters kept = fabric.context().createFlowCounters();
-        kept.attach(CounterDescription.PACKETS, 0);
-        Flow flow = receiver.createFlow(udpTo(UDP_PORT), kept);
-        FlowCounters cascaded = fabric.context().createFlowCounters();
-        cascaded.attach(CounterDescription.PACKETS, 0);
-        Flow dependent = receiver.createFlow(udpTo(UDP_PORT + 1), cascaded);
+        FlowCounters counters = fabric.context().createFlowCounters();
+        counters.attach(CounterDescription.PACKETS, 0);
+        Flow flow = receiver.createFlow(udpTo(UDP_PORT), counters);
+
+        VerbsErrors.expectFailure("ibv_destroy_counters", Errno.EBUSY, counters::close);
+        assertThat(counters.isClosed()).isFalse();
+        assertThat(flow.isClosed()).as("a refused destroy leaves the flow alone").isFalse();
 
         flow.close();
-        assertThat(kept.read()).containsExactly(0);
-        kept.close();
-        cascaded.close();
-
-        assertThat(dependent.isClosed()).as("closing counters first destroys the flow using them").isTrue();
+        counters.close();
         assertThat(fabric.verbs().liveObjects()).containsEntry(ResourceKind.FLOW, 0L)
                 .containsEntry(ResourceKind.FLOW_COUNTERS, 0L);
     }
