@@ -79,6 +79,8 @@ final class SimulatedQp implements QpHandle {
     private final byte[] frame;
     private final MemorySegment frameMemory;
     private final FrameHeaders headers = new FrameHeaders();
+    /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
+    private final Runnable resumeTask = this::resumeSends;
 
     private volatile QueuePairState state = QueuePairState.RESET;
     private volatile boolean destroyed;
@@ -484,7 +486,7 @@ final class SimulatedQp implements QpHandle {
         }
         long delay = IbTimers.ackTimeoutNanos(timeout);
         retryAt = now + delay;
-        fabric.schedule(this::resumeSends, delay);
+        fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
     }
 
@@ -505,7 +507,7 @@ final class SimulatedQp implements QpHandle {
         }
         long delay = IbTimers.rnrNanos(peer.minRnrTimer);
         retryAt = now + delay;
-        fabric.schedule(this::resumeSends, delay);
+        fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
     }
 
