@@ -19,11 +19,12 @@ final class ReceiveQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final int capacity;
     private final int maxSge;
-    private final long[] wrIds;
-    private final int[] sgeCounts;
-    private final long[] sgeAddresses;
-    private final int[] sgeLengths;
-    private final int[] sgeLkeys;
+    /**
+     * Per WR, side by side, so a WR crosses between cores in as few cache lines as possible:
+     * wr_id, SGE count, then (address, length | lkey << 32) per SGE.
+     */
+    private final long[] slots;
+    private final int stride;
     private final Set<SimulatedQp> waitingRequesters = ConcurrentHashMap.newKeySet();
     private final SimulatedSrq srq;
     private int head;
@@ -35,11 +36,8 @@ final class ReceiveQueue {
         this.maxSge = maxSge;
         this.srq = srq;
         this.limit = limit;
-        wrIds = new long[capacity];
-        sgeCounts = new int[capacity];
-        sgeAddresses = new long[capacity * maxSge];
-        sgeLengths = new int[capacity * maxSge];
-        sgeLkeys = new int[capacity * maxSge];
+        stride = 2 + 2 * maxSge;
+        slots = new long[capacity * stride];
     }
 
     ReentrantLock lock() {
@@ -60,13 +58,12 @@ final class ReceiveQueue {
                             + " WRs", "repost receives as their completions are polled, or size the queue larger")
                             .withBadWorkRequest(wr.wrId());
                 }
-                int slot = (head + count) % capacity;
-                wrIds[slot] = wr.wrId();
-                sgeCounts[slot] = wr.sgeCount();
+                int base = (head + count) % capacity * stride;
+                slots[base] = wr.wrId();
+                slots[base + 1] = wr.sgeCount();
                 for (int i = 0; i < wr.sgeCount(); i++) {
-                    sgeAddresses[slot * maxSge + i] = wr.sgeAddress(i);
-                    sgeLengths[slot * maxSge + i] = wr.sgeLength(i);
-                    sgeLkeys[slot * maxSge + i] = wr.sgeLkey(i);
+                    slots[base + 2 + 2 * i] = wr.sgeAddress(i);
+                    slots[base + 3 + 2 * i] = (wr.sgeLength(i) & 0xFFFF_FFFFL) | ((long) wr.sgeLkey(i) << 32);
                 }
                 count++;
             }
@@ -105,29 +102,29 @@ final class ReceiveQueue {
     }
 
     long headWrId() {
-        return wrIds[head];
+        return slots[head * stride];
     }
 
     int headSgeCount() {
-        return sgeCounts[head];
+        return (int) slots[head * stride + 1];
     }
 
     long headSgeAddress(int index) {
-        return sgeAddresses[head * maxSge + index];
+        return slots[head * stride + 2 + 2 * index];
     }
 
     int headSgeLength(int index) {
-        return sgeLengths[head * maxSge + index];
+        return (int) slots[head * stride + 3 + 2 * index];
     }
 
     int headSgeLkey(int index) {
-        return sgeLkeys[head * maxSge + index];
+        return (int) (slots[head * stride + 3 + 2 * index] >>> 32);
     }
 
     long headCapacity() {
         long total = 0;
-        for (int i = 0; i < sgeCounts[head]; i++) {
-            total += Integer.toUnsignedLong(sgeLengths[head * maxSge + i]);
+        for (int i = 0; i < headSgeCount(); i++) {
+            total += Integer.toUnsignedLong(headSgeLength(i));
         }
         return total;
     }

@@ -14,10 +14,10 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A completion queue: a ring of completion entries in primitive arrays (no object per
- * completion). Producers (the QPs completing work, on any thread) serialize on a lock; the
- * poller, one at a time as the API guarantees, reads without it: {@code tail} publishes
- * entries, {@code head} frees them, so a poller never waits on a producer. A completion
+ * A completion queue: a ring of completion entries packed into one {@code long[]} (no object
+ * per completion). Producers (the QPs completing work, on any thread) serialize on a lock;
+ * the poller, one at a time as the API guarantees, reads without it through
+ * {@link RingCursors}, so a poller never waits on a producer. A completion
  * arriving while the ring is full is an overrun (manual §5.2): the CQ enters error,
  * {@code IBV_EVENT_CQ_ERR} is raised and polling fails from then on.
  */
@@ -36,41 +36,25 @@ final class SimulatedCq implements CqHandle {
         }
     }
 
+    /** One 64-byte line per completion, so a completion crosses between cores as one cache line. */
+    private static final int STRIDE = 8;
+    private static final CompletionOpcode[] OPCODES = CompletionOpcode.values();
+
     private final SimulatedContext context;
     private final SimulatedChannel channel;
     private final boolean timestamps;
-    private final int capacity;
-    private final long[] wrIds;
-    private final CompletionStatus[] statuses;
-    private final CompletionOpcode[] opcodes;
-    private final int[] byteLengths;
-    private final int[] immediates;
-    private final int[] flags;
-    private final int[] qpNumbers;
-    private final int[] sourceQps;
-    private final int[] sourceLids;
-    private final long[] times;
+    private final long[] entries;
+    private final RingCursors cursors;
     private final ReentrantLock pushLock = new ReentrantLock();
-    private volatile long head;
-    private volatile long tail;
     private volatile int armed = NOT_ARMED;
     private volatile boolean overrun;
 
     SimulatedCq(SimulatedContext context, int capacity, SimulatedChannel channel, boolean timestamps) {
         this.context = context;
-        this.capacity = capacity;
         this.channel = channel;
         this.timestamps = timestamps;
-        wrIds = new long[capacity];
-        statuses = new CompletionStatus[capacity];
-        opcodes = new CompletionOpcode[capacity];
-        byteLengths = new int[capacity];
-        immediates = new int[capacity];
-        flags = new int[capacity];
-        qpNumbers = new int[capacity];
-        sourceQps = new int[capacity];
-        sourceLids = new int[capacity];
-        times = new long[capacity];
+        this.entries = new long[capacity * STRIDE];
+        this.cursors = new RingCursors(capacity);
     }
 
     /** Writes one completion; {@code solicited} wakes a CQ armed for solicited completions only. */
@@ -81,56 +65,67 @@ final class SimulatedCq implements CqHandle {
             if (overrun) {
                 return;
             }
-            long position = tail;
-            if (position - head == capacity) {
+            long position = cursors.tail();
+            if (!cursors.hasRoom(position)) {
                 overrun = true;
                 context.raise(AsyncEventType.CQ_ERR, this, 0);
                 return;
             }
-            int slot = (int) (position % capacity);
-            wrIds[slot] = wrId;
-            statuses[slot] = status;
-            opcodes[slot] = opcode;
-            byteLengths[slot] = byteLength;
-            immediates[slot] = immediate;
-            flags[slot] = completionFlags;
-            qpNumbers[slot] = qpNumber;
-            sourceQps[slot] = sourceQp;
-            sourceLids[slot] = sourceLid;
-            times[slot] = timestamps ? System.nanoTime() : -1;
-            tail = position + 1;
+            int base = (int) (position % cursors.capacity()) * STRIDE;
+            entries[base] = wrId;
+            entries[base + 1] = pack(status.ordinal(), opcode.ordinal());
+            entries[base + 2] = pack(byteLength, immediate);
+            entries[base + 3] = pack(qpNumber, sourceQp);
+            entries[base + 4] = pack(completionFlags, sourceLid);
+            entries[base + 5] = timestamps ? System.nanoTime() : -1;
+            cursors.publish(position + 1);
         } finally {
             pushLock.unlock();
         }
-        // Read after publishing, while requestNotify arms before the poller reads tail: one of
-        // the two always sees the other, so no completion slips between arm and poll (§5.4).
+        if (channel == null) {
+            return;
+        }
+        // Publish, fence, then read the arm state, while requestNotify arms before the poller
+        // reads the tail: one of the two always sees the other, so no completion slips between
+        // arm and poll (§5.4).
+        VarHandle.fullFence();
         int mode = armed;
         boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && (solicited || !status.isSuccess()));
-        if (notify && ARMED.compareAndSet(this, mode, NOT_ARMED) && channel != null) {
+        if (notify && ARMED.compareAndSet(this, mode, NOT_ARMED)) {
             channel.signal(this);
         }
     }
 
+    private static long pack(int low, int high) {
+        return (low & 0xFFFF_FFFFL) | ((long) high << 32);
+    }
+
     @Override
     public int capacity() {
-        return capacity;
+        return cursors.capacity();
     }
 
     @Override
     public int poll(CompletionBatch batch, int max) {
         if (overrun) {
             throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "completion queue overrun: a completion "
-                    + "arrived while all " + capacity + " entries were full", "size the CQ for every WR that can "
-                    + "be outstanding on it (cqe >= send_wr + recv_wr of its QPs, manual §5.2) and recreate it");
+                    + "arrived while all " + cursors.capacity() + " entries were full", "size the CQ for every WR "
+                    + "that can be outstanding on it (cqe >= send_wr + recv_wr of its QPs, manual §5.2) and recreate it");
         }
-        long position = head;
-        int taken = (int) Math.min(max, tail - position);
+        long position = cursors.head();
+        int taken = (int) Math.min(max, cursors.tail() - position);
         for (int i = 0; i < taken; i++) {
-            int slot = (int) ((position + i) % capacity);
-            batch.slot(i).set(wrIds[slot], statuses[slot], opcodes[slot], 0, byteLengths[slot], immediates[slot],
-                    qpNumbers[slot], sourceQps[slot], flags[slot], 0, sourceLids[slot], 0, times[slot]);
+            int base = (int) ((position + i) % cursors.capacity()) * STRIDE;
+            long statusAndOpcode = entries[base + 1];
+            long lengthAndImmediate = entries[base + 2];
+            long qpNumbers = entries[base + 3];
+            long flagsAndLid = entries[base + 4];
+            batch.slot(i).set(entries[base], CompletionStatus.of((int) statusAndOpcode),
+                    OPCODES[(int) (statusAndOpcode >>> 32)], 0, (int) lengthAndImmediate,
+                    (int) (lengthAndImmediate >>> 32), (int) qpNumbers, (int) (qpNumbers >>> 32), (int) flagsAndLid,
+                    0, (int) (flagsAndLid >>> 32), 0, entries[base + 5]);
         }
-        head = position + taken;
+        cursors.release(position + taken);
         return taken;
     }
 
