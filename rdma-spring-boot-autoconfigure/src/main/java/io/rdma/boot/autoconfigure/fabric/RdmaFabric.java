@@ -1,0 +1,56 @@
+package io.rdma.boot.autoconfigure.fabric;
+
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsResource;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every resource the configuration declared, with its declaration: the view the actuator
+ * endpoint, health indicator, metrics and completion pollers take of the fabric. It owns
+ * nothing: each resource is a bean of its own and Spring destroys them, so this bean depends on
+ * all of them and is destroyed before any of them.
+ */
+public final class RdmaFabric {
+
+    private final Verbs verbs;
+    private final List<ManagedResource> resources;
+
+    public RdmaFabric(Verbs verbs, List<ManagedResource> resources) {
+        this.verbs = verbs;
+        this.resources = List.copyOf(resources);
+    }
+
+    /** A declared resource and the object created for it. */
+    public record ManagedResource(DeclaredResource declaration, VerbsResource resource) {
+
+        public String name() {
+            return declaration.name();
+        }
+    }
+
+    public Verbs verbs() {
+        return verbs;
+    }
+
+    /** Every resource, in creation order. */
+    public List<ManagedResource> resources() {
+        return resources;
+    }
+
+    /** The resources of one type (for example every {@code CompletionQueue}), in creation order. */
+    public <T extends VerbsResource> List<Named<T>> resources(Class<T> type) {
+        return resources.stream().filter(managed -> type.isInstance(managed.resource()))
+                .map(managed -> new Named<>(managed.name(), managed.declaration(), type.cast(managed.resource())))
+                .toList();
+    }
+
+    public Optional<ManagedResource> resource(String name) {
+        return resources.stream().filter(managed -> managed.name().equals(name)).findFirst();
+    }
+
+    /** A typed resource with its name and declaration. */
+    public record Named<T extends VerbsResource>(String name, DeclaredResource declaration, T resource) {
+    }
+}
