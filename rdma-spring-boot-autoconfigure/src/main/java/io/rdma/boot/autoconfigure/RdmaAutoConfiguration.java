@@ -1,17 +1,23 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.boot.autoconfigure.completion.CompletionPollers;
+import io.rdma.boot.autoconfigure.completion.CompletionRouter;
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.fabric.RdmaResourceRegistrar;
 import io.rdma.verbs.api.Verbs;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
  * Builds the fabric declared under {@code rdma}: the provider's device list, one bean per
- * declared resource, and the {@code rdmaFabric} bean that knows them all.
+ * declared resource, and the {@code rdmaFabric} bean that knows them all; then delivers the
+ * completions of every declared CQ while the application runs.
  */
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
@@ -19,4 +25,16 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(RdmaProperties.class)
 @Import(RdmaResourceRegistrar.class)
 public final class RdmaAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    CompletionRouter rdmaCompletionRouter() {
+        return new CompletionRouter();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CompletionPollers rdmaCompletionPollers(RdmaFabric fabric, CompletionRouter router, RdmaProperties properties) {
+        return new CompletionPollers(fabric, router, properties);
+    }
 }

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -36,6 +38,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * before any bean (the {@code @ConfigurationProperties} bean included) is created.
  */
 public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+
+    private static final Log logger = LogFactory.getLog(RdmaResourceRegistrar.class);
 
     private Environment environment;
     private BeanFactory beanFactory;
@@ -71,7 +75,10 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
     private static Verbs openVerbs(FabricPlan plan) {
         try {
-            return Verbs.open(plan.provider(), plan.simulatedDevices());
+            Verbs verbs = Verbs.open(plan.provider(), plan.simulatedDevices());
+            logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
+                    + verbs.selectionReason());
+            return verbs;
         } catch (VerbsException e) {
             throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".provider", e.getMessage(),
                     e.advice() != null ? e.advice() + "." : "Set rdma.provider to auto or simulated.", e);
