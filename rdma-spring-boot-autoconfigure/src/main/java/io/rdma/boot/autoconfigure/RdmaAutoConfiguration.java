@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -25,6 +26,12 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(RdmaProperties.class)
 @Import(RdmaResourceRegistrar.class)
 public final class RdmaAutoConfiguration {
+
+    @Bean
+    @ConfigurationPropertiesBinding
+    static BinaryDataSizeConverter rdmaBinaryDataSizeConverter() {
+        return new BinaryDataSizeConverter();
+    }
 
     @Bean
     @ConditionalOnMissingBean

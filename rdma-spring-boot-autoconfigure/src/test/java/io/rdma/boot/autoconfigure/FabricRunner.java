@@ -37,6 +37,16 @@ public final class FabricRunner {
         });
     }
 
+    /** The first exception of {@code type} in the cause chain of {@code failure}. */
+    public static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in the cause chain of " + failure, failure);
+    }
+
     /** Nothing the provider created is still alive. */
     public static void assertNoLiveObjects(Verbs verbs) {
         Map<ResourceKind, Long> live = verbs.liveObjects();

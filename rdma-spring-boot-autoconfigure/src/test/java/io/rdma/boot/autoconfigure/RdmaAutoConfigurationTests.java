@@ -95,9 +95,8 @@ class RdmaAutoConfigurationTests {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ibv_create_qp")
                             .hasMessageContaining("ENOMEM");
-                    assertThat(context.getStartupFailure()).hasCauseInstanceOf(RdmaResourceCreationException.class);
-                    RdmaResourceCreationException failure = (RdmaResourceCreationException) context
-                            .getStartupFailure().getCause();
+                    RdmaResourceCreationException failure = FabricRunner.cause(context.getStartupFailure(),
+                            RdmaResourceCreationException.class);
                     assertThat(failure.resourceName()).isEqualTo("qp5");
                     assertThat(failure.property()).isEqualTo("rdma.devices.sim0.protection-domains.pd0.queue-pairs.qp5");
                     assertThat(failure.verbsFailure().errno()).isEqualTo(Errno.ENOMEM);

@@ -9,6 +9,7 @@ import io.rdma.boot.autoconfigure.fabric.DevicePlan.SharedReceiveQueuePlan;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortAttributes;
 
 
@@ -107,6 +108,12 @@ final class DeviceLimits {
 
     private void flow(FlowPlan flow) {
         port(flow.spec().port(), flow.property() + ".port");
+        LinkLayer linkLayer = context.queryPort(flow.spec().port()).linkLayer();
+        if (linkLayer != LinkLayer.ETHERNET) {
+            throw new InvalidRdmaConfigurationException(flow.property() + ".port", "port " + flow.spec().port()
+                    + " of device '" + device.name() + "' is " + linkLayer + ", and flows steer Ethernet packets"
+                    + " (ibv_create_flow fails with EINVAL)", "Declare flows on an Ethernet (RoCE) port.");
+        }
         if (!flow.counters().isEmpty() && !limits.flowCounters()) {
             throw new InvalidRdmaConfigurationException(flow.property() + ".counters", "device '" + device.name()
                     + "' has no flow counters (ibv_create_counters fails with EOPNOTSUPP)",
@@ -143,5 +150,4 @@ final class DeviceLimits {
                     + device.name() + "' " + limitName + " of " + limit, "Set it to at most " + limit + ".");
         }
     }
-
 }

@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
@@ -16,6 +17,9 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
@@ -56,7 +60,11 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        RdmaProperties properties = Binder.get(environment).bind(RdmaProperties.PREFIX, RdmaProperties.class)
+        ApplicationConversionService conversion = new ApplicationConversionService();
+        conversion.addConverter(new BinaryDataSizeConverter());
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment),
+                new PropertySourcesPlaceholdersResolver(environment), conversion);
+        RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
                 .orElseGet(RdmaProperties::new);
         FabricPlan plan = FabricPlan.read(properties);
         ResourceLookup lookup = new BeanFactoryLookup(beanFactory);

@@ -113,7 +113,15 @@ class InvalidConfigurationTests {
         fails(PD + ".shared-receive-queues.srq.max-wr", "rdma.simulated.devices.sim0.max-srq-wr=8",
                 PD + ".shared-receive-queues.srq.max-wr=16");
         fails(PD + ".memory-pools.buffers", "rdma.simulated.devices.sim0.max-mr-size=16KB");
-        fails(DEVICE + ".port", DEVICE + ".port=2");
+        fails(DEVICE + ".port", "rdma.simulated.devices.sim0.ports=1", DEVICE + ".port=2");
+    }
+
+    @Test
+    void flowOnAPortThatIsNotEthernet() {
+        FailureAnalysis analysis = fails(DEVICE + ".flows.in.port", PD + ".queue-pairs.raw.type=raw-packet",
+                PD + ".queue-pairs.raw.send-cq=cq", PD + ".queue-pairs.raw.max-send-wr=8",
+                PD + ".queue-pairs.raw.max-recv-wr=8", DEVICE + ".flows.in.queue-pair=raw");
+        assertThat(analysis.getDescription()).contains("INFINIBAND");
     }
 
     @Test
