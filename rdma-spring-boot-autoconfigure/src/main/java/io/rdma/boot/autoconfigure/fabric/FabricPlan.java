@@ -77,6 +77,25 @@ public final class FabricPlan {
         return SimulatedDevices.specs(properties, devices);
     }
 
+    /** The ports each device's configuration uses (the device's port, and those its QPs and flows name). */
+    public Map<String, List<Integer>> configuredPorts() {
+        Map<String, List<Integer>> ports = new LinkedHashMap<>();
+        for (DevicePlan device : devices) {
+            java.util.SortedSet<Integer> used = new java.util.TreeSet<>(List.of(device.port()));
+            device.queuePairs().forEach(qp -> used.add(qp.port()));
+            device.flows().forEach(flow -> used.add(flow.spec().port()));
+            ports.put(device.name(), List.copyOf(used));
+        }
+        return ports;
+    }
+
+    /** What each flow's counter points collect, by flow name, in index order. */
+    public Map<String, List<CounterDescription>> flowCounterPoints() {
+        Map<String, List<CounterDescription>> points = new LinkedHashMap<>();
+        devices.forEach(device -> device.flows().forEach(flow -> points.put(flow.name(), flow.counters())));
+        return points;
+    }
+
     /** Every resource, in creation order; Spring destroys them in the reverse. */
     public List<DeclaredResource> resources() {
         return ResourceDeclarations.of(devices);

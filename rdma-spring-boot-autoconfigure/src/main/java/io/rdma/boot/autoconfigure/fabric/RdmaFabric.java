@@ -1,9 +1,11 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,10 +18,24 @@ public final class RdmaFabric {
 
     private final Verbs verbs;
     private final List<ManagedResource> resources;
+    private final Map<String, List<Integer>> configuredPorts;
+    private final Map<String, List<CounterDescription>> flowCounterPoints;
 
-    public RdmaFabric(Verbs verbs, List<ManagedResource> resources) {
+    RdmaFabric(Verbs verbs, List<ManagedResource> resources, FabricPlan plan) {
         this.verbs = verbs;
         this.resources = List.copyOf(resources);
+        this.configuredPorts = plan.configuredPorts();
+        this.flowCounterPoints = plan.flowCounterPoints();
+    }
+
+    /** What the counter points of flow {@code flow} collect, in index order; empty without flow counters. */
+    public List<CounterDescription> flowCounterPoints(String flow) {
+        return flowCounterPoints.getOrDefault(flow, List.of());
+    }
+
+    /** The ports the configuration uses on {@code device}: those health watches and metrics report. */
+    public List<Integer> configuredPorts(String device) {
+        return configuredPorts.getOrDefault(device, List.of());
     }
 
     /** A declared resource and the object created for it. */

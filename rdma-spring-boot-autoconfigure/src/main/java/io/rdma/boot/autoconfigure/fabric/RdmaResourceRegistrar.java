@@ -75,7 +75,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
             definition.setDependsOn(resource.dependsOn().toArray(String[]::new));
             registry.registerBeanDefinition(resource.name(), definition);
         }
-        RootBeanDefinition fabric = new RootBeanDefinition(RdmaFabric.class, () -> fabric(resources, lookup));
+        RootBeanDefinition fabric = new RootBeanDefinition(RdmaFabric.class, () -> fabric(resources, plan, lookup));
         fabric.setLazyInit(false);
         fabric.setDependsOn(resources.stream().map(DeclaredResource::name).toArray(String[]::new));
         registry.registerBeanDefinition(FabricPlan.FABRIC_BEAN, fabric);
@@ -101,12 +101,12 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         }
     }
 
-    private static RdmaFabric fabric(List<DeclaredResource> resources, ResourceLookup lookup) {
+    private static RdmaFabric fabric(List<DeclaredResource> resources, FabricPlan plan, ResourceLookup lookup) {
         List<RdmaFabric.ManagedResource> managed = new ArrayList<>();
         for (DeclaredResource resource : resources) {
             managed.add(new RdmaFabric.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
         }
-        return new RdmaFabric(lookup.verbs(), managed);
+        return new RdmaFabric(lookup.verbs(), managed, plan);
     }
 
     /**
