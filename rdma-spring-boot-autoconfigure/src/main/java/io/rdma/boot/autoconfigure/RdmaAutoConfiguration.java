@@ -1,11 +1,16 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.boot.autoconfigure.completion.CompletionPollers;
+import io.rdma.boot.autoconfigure.connection.InJvmConnectionManager;
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
+import io.rdma.boot.autoconfigure.listener.RdmaListenerProcessor;
+import io.rdma.boot.autoconfigure.template.RdmaTemplate;
 import io.rdma.boot.autoconfigure.completion.CompletionRouter;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.fabric.RdmaResourceRegistrar;
 import io.rdma.verbs.api.Verbs;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,7 +23,8 @@ import org.springframework.context.annotation.Import;
 /**
  * Builds the fabric declared under {@code rdma}: the provider's device list, one bean per
  * declared resource, and the {@code rdmaFabric} bean that knows them all; then delivers the
- * completions of every declared CQ while the application runs.
+ * completions of every declared CQ while the application runs, brings up the declared
+ * connections, and offers the {@link RdmaTemplate} and {@code @RdmaListener} methods.
  */
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
@@ -43,5 +49,24 @@ public final class RdmaAutoConfiguration {
     @ConditionalOnMissingBean
     CompletionPollers rdmaCompletionPollers(RdmaFabric fabric, CompletionRouter router, RdmaProperties properties) {
         return new CompletionPollers(fabric, router, properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaTemplate rdmaTemplate(RdmaFabric fabric, CompletionRouter router) {
+        return new RdmaTemplate(fabric, router);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaConnections rdmaConnections(RdmaFabric fabric, RdmaProperties properties) {
+        return new RdmaConnections(fabric, properties, InJvmConnectionManager.shared());
+    }
+
+    @Bean
+    static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric,
+                                                       ObjectProvider<CompletionRouter> router,
+                                                       ObjectProvider<RdmaTemplate> template) {
+        return new RdmaListenerProcessor(fabric, router, template);
     }
 }

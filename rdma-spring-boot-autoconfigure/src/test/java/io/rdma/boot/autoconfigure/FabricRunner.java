@@ -25,12 +25,12 @@ public final class FabricRunner {
                 .withPropertyValues("rdma.provider=simulated");
     }
 
-    /** A runner whose environment holds {@code fabrics/<name>.yml}, loaded as application.yml would be. */
+    /** A runner whose environment holds {@code fabrics/<name>.yml} below the runner's own property values. */
     public static ApplicationContextRunner runner(String fabric) {
         return runner().withInitializer(context -> {
             try {
                 new YamlPropertySourceLoader().load(fabric, new ClassPathResource("fabrics/" + fabric + ".yml"))
-                        .forEach(source -> context.getEnvironment().getPropertySources().addFirst(source));
+                        .forEach(source -> context.getEnvironment().getPropertySources().addLast(source));
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read fabric " + fabric, e);
             }

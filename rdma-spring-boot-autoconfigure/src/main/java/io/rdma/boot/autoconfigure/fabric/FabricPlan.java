@@ -89,6 +89,18 @@ public final class FabricPlan {
         return ports;
     }
 
+    /** The port and GID index each queue pair connects with, by QP name. */
+    public Map<String, QueuePairAddress> queuePairAddresses() {
+        Map<String, QueuePairAddress> addresses = new LinkedHashMap<>();
+        devices.forEach(device -> device.queuePairs().forEach(qp ->
+                addresses.put(qp.name(), new QueuePairAddress(qp.port(), qp.gidIndex(), qp.memoryPool()))));
+        return addresses;
+    }
+
+    /** Where a QP connects from (port, GID index) and the pool its buffers come from ({@code null} when none). */
+    public record QueuePairAddress(int port, int gidIndex, String memoryPool) {
+    }
+
     /** What each flow's counter points collect, by flow name, in index order. */
     public Map<String, List<CounterDescription>> flowCounterPoints() {
         Map<String, List<CounterDescription>> points = new LinkedHashMap<>();

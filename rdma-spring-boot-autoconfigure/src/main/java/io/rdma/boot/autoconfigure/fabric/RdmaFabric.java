@@ -20,12 +20,24 @@ public final class RdmaFabric {
     private final List<ManagedResource> resources;
     private final Map<String, List<Integer>> configuredPorts;
     private final Map<String, List<CounterDescription>> flowCounterPoints;
+    private final Map<String, FabricPlan.QueuePairAddress> queuePairAddresses;
 
     RdmaFabric(Verbs verbs, List<ManagedResource> resources, FabricPlan plan) {
         this.verbs = verbs;
         this.resources = List.copyOf(resources);
         this.configuredPorts = plan.configuredPorts();
         this.flowCounterPoints = plan.flowCounterPoints();
+        this.queuePairAddresses = plan.queuePairAddresses();
+    }
+
+    /** The port, GID index and memory pool the configuration gives queue pair {@code name}. */
+    public FabricPlan.QueuePairAddress queuePairAddress(String name) {
+        FabricPlan.QueuePairAddress address = queuePairAddresses.get(name);
+        if (address == null) {
+            throw new IllegalArgumentException("no queue pair named '" + name + "' is declared; declared: "
+                    + queuePairAddresses.keySet());
+        }
+        return address;
     }
 
     /** What the counter points of flow {@code flow} collect, in index order; empty without flow counters. */
