@@ -77,6 +77,9 @@ final class ReceiveQueue {
     }
 
     private void resumeWaiting() {
+        if (waitingRequesters.isEmpty()) {
+            return; // the common case: no requester met RNR, and iterating would allocate
+        }
         for (SimulatedQp requester : waitingRequesters) {
             waitingRequesters.remove(requester);
             requester.resumeSends();

@@ -463,7 +463,7 @@ final class SimulatedQp implements QpHandle {
             return lost(slot);
         }
         return switch (opcode) {
-            case SEND, SEND_WITH_IMM -> deliverMessage(slot, peer, length);
+            case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
             case RDMA_READ -> performRead(slot, peer, length);
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
@@ -509,8 +509,11 @@ final class SimulatedQp implements QpHandle {
         return Outcome.WAITING;
     }
 
-    private Outcome deliverMessage(int slot, SimulatedQp peer, long length) {
-        boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
+    /**
+     * A SEND (region null) or an RDMA write with immediate (into {@code writeRegion}) consumes the
+     * responder's head receive WR, under the responder's receive lock.
+     */
+    private Outcome deliverToReceiveQueue(int slot, SimulatedQp peer, long length, SimulatedMr writeRegion) {
         CompletionStatus remoteStatus;
         ReceiveQueue queue = peer.receiveQueue;
         queue.lock().lock();
@@ -519,18 +522,30 @@ final class SimulatedQp implements QpHandle {
                 remoteStatus = null;
             } else if (queue.isEmpty()) {
                 remoteStatus = CompletionStatus.RNR_RETRY_EXC_ERR;
-            } else {
+            } else if (writeRegion == null) {
                 remoteStatus = peer.scatterIntoHead(queue, source, target, length, 0);
                 if (remoteStatus == CompletionStatus.SUCCESS) {
+                    boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
                     peer.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
                             withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qpNumber, port.lid(),
                             pending.flags[slot], CompletionCounterOp.RECV);
                 }
+            } else {
+                writeRemote(slot, writeRegion, length);
+                peer.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
+                        WorkCompletion.FLAG_WITH_IMM, qpNumber, port.lid(), pending.flags[slot],
+                        CompletionCounterOp.REMOTE_RDMA_WRITE);
+                remoteStatus = CompletionStatus.SUCCESS;
             }
         } finally {
             queue.lock().unlock();
         }
         return afterResponder(slot, peer, remoteStatus, length);
+    }
+
+    private void writeRemote(int slot, SimulatedMr region, long length) {
+        source.copyTo(target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length),
+                length);
     }
 
     /**
@@ -559,33 +574,12 @@ final class SimulatedQp implements QpHandle {
         if (region == null) {
             return remoteAccessError(slot, peer);
         }
-        boolean withImmediate = pending.opcodes[slot] == SendOpcode.RDMA_WRITE_WITH_IMM;
-        if (!withImmediate) {
-            source.copyTo(target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length),
-                    length);
-            peer.count(CompletionCounterOp.REMOTE_RDMA_WRITE, false);
-            return complete(slot, CompletionStatus.SUCCESS, length);
+        if (pending.opcodes[slot] == SendOpcode.RDMA_WRITE_WITH_IMM) {
+            return deliverToReceiveQueue(slot, peer, length, region);
         }
-        CompletionStatus remoteStatus;
-        ReceiveQueue queue = peer.receiveQueue;
-        queue.lock().lock();
-        try {
-            if (!peer.acceptsIncoming()) {
-                remoteStatus = null;
-            } else if (queue.isEmpty()) {
-                remoteStatus = CompletionStatus.RNR_RETRY_EXC_ERR;
-            } else {
-                source.copyTo(target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]),
-                        length), length);
-                peer.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
-                        WorkCompletion.FLAG_WITH_IMM, qpNumber, port.lid(), pending.flags[slot],
-                        CompletionCounterOp.REMOTE_RDMA_WRITE);
-                remoteStatus = CompletionStatus.SUCCESS;
-            }
-        } finally {
-            queue.lock().unlock();
-        }
-        return afterResponder(slot, peer, remoteStatus, length);
+        writeRemote(slot, region, length);
+        peer.count(CompletionCounterOp.REMOTE_RDMA_WRITE, false);
+        return complete(slot, CompletionStatus.SUCCESS, length);
     }
 
     private Outcome performRead(int slot, SimulatedQp peer, long length) {
