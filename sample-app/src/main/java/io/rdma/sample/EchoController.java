@@ -2,6 +2,7 @@ package io.rdma.sample;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -21,6 +22,6 @@ class EchoController {
 
     @GetMapping("/echo")
     CompletableFuture<String> echo(@RequestParam String message) {
-        return client.echo(message).orTimeout(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return client.echo(message).orTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 }

@@ -5,6 +5,7 @@ import io.rdma.boot.autoconfigure.completion.CompletionPollers;
 import io.rdma.boot.autoconfigure.fabric.FabricPlan;
 import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ConnectOptions;
@@ -14,6 +15,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.VerbsException;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -92,8 +94,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         FabricPlan.QueuePairAddress address = fabric.queuePairAddress(settings.getQueuePair());
         ConnectOptions options = ConnectOptions.defaults().withPort(address.port()).withGidIndex(address.gidIndex());
         if (qp.type() == QueuePairType.UC) {
-            options = options.withAccessFlags(java.util.EnumSet.of(io.rdma.verbs.api.AccessFlag.LOCAL_WRITE,
-                    io.rdma.verbs.api.AccessFlag.REMOTE_WRITE));
+            // UC has no RDMA read or atomics, so the QP grants what UC can do (manual §6.2.1).
+            options = options.withAccessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
         }
         return new Declared(name, property, settings, qp, options);
     }

@@ -25,6 +25,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The {@code rdma} properties read into a checked plan of devices and resources. Everything
@@ -81,7 +83,7 @@ public final class FabricPlan {
     public Map<String, List<Integer>> configuredPorts() {
         Map<String, List<Integer>> ports = new LinkedHashMap<>();
         for (DevicePlan device : devices) {
-            java.util.SortedSet<Integer> used = new java.util.TreeSet<>(List.of(device.port()));
+            SortedSet<Integer> used = new TreeSet<>(List.of(device.port()));
             device.queuePairs().forEach(qp -> used.add(qp.port()));
             device.flows().forEach(flow -> used.add(flow.spec().port()));
             ports.put(device.name(), List.copyOf(used));

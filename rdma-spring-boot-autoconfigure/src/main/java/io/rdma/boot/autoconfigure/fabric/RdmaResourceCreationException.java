@@ -3,6 +3,8 @@ package io.rdma.boot.autoconfigure.fabric;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 
+import java.util.Locale;
+
 /**
  * A verb failed while the fabric created a declared resource (for example {@code ibv_create_qp}
  * with ENOMEM). Names the resource, the property that declares it and the verb's own error;
@@ -24,7 +26,7 @@ public class RdmaResourceCreationException extends RuntimeException {
     }
 
     static String describe(ResourceKind kind) {
-        return kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
     }
 
     public String resourceName() {

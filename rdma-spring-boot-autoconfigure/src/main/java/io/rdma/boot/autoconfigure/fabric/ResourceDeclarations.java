@@ -12,6 +12,7 @@ import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.CompletionQueueOptions;
+import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Flow;
@@ -93,7 +94,7 @@ final class ResourceDeclarations {
             }
             throw new InvalidRdmaConfigurationException(device.property(), "provider '" + lookup.verbs().providerName()
                     + "' has no device named '" + device.name() + "'; devices present: "
-                    + lookup.verbs().devices().stream().map(io.rdma.verbs.api.Device::name).toList(),
+                    + lookup.verbs().devices().stream().map(Device::name).toList(),
                     "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
                             + " fabric where the device is missing.", e);
         }

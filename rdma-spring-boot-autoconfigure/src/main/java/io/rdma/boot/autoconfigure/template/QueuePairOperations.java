@@ -10,12 +10,14 @@ import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -48,7 +50,7 @@ final class QueuePairOperations {
     /** Leases a buffer, lets {@code prepare} fill it and the WR, posts, and returns what {@code outcome} makes of the buffer. */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> post(String operation, SendOpcode opcode, int payloadLength,
-                                  java.util.function.BiConsumer<PooledBuffer, SendWorkRequest> prepare,
+                                  BiConsumer<PooledBuffer, SendWorkRequest> prepare,
                                   Function<PooledBuffer, T> outcome) {
         PooledBuffer buffer = pool.lease();
         CompletableFuture<Object> result = new CompletableFuture<>();
@@ -106,7 +108,7 @@ final class QueuePairOperations {
             throw new IllegalArgumentException(data.length + " bytes do not fit the " + buffer.capacity()
                     + "-byte buffers of the memory pool of queue pair '" + name + "'");
         }
-        buffer.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
+        buffer.segment().copyFrom(MemorySegment.ofArray(data));
     }
 
     private void completed(WorkCompletion completion) {
