@@ -48,6 +48,10 @@ final class SimulatedCq implements CqHandle {
     private final ReentrantLock pushLock = new ReentrantLock();
     private volatile int armed = NOT_ARMED;
     private volatile boolean overrun;
+    /** Completions written, published or not; guarded by the push lock. */
+    private long written;
+    /** Whether an unpublished completion was solicited or failed; guarded by the push lock. */
+    private boolean wakesSolicited;
 
     SimulatedCq(SimulatedContext context, int capacity, SimulatedChannel channel, boolean timestamps) {
         this.context = context;
@@ -57,7 +61,11 @@ final class SimulatedCq implements CqHandle {
         this.cursors = new RingCursors(capacity);
     }
 
-    /** Writes one completion; {@code solicited} wakes a CQ armed for solicited completions only. */
+    /**
+     * Writes one completion; {@code solicited} wakes a CQ armed for solicited completions only.
+     * It becomes visible to pollers now, or at the end of the post in progress on this thread
+     * ({@link PublishBatch}).
+     */
     void push(long wrId, CompletionStatus status, CompletionOpcode opcode, int byteLength, int immediate,
               int completionFlags, int qpNumber, int sourceQp, int sourceLid, boolean solicited) {
         pushLock.lock();
@@ -65,20 +73,36 @@ final class SimulatedCq implements CqHandle {
             if (overrun) {
                 return;
             }
-            long position = cursors.tail();
-            if (!cursors.hasRoom(position)) {
+            if (!cursors.hasRoom(written)) {
                 overrun = true;
                 context.raise(AsyncEventType.CQ_ERR, this, 0);
                 return;
             }
-            int base = (int) (position % cursors.capacity()) * STRIDE;
+            int base = (int) (written % cursors.capacity()) * STRIDE;
             entries[base] = wrId;
             entries[base + 1] = pack(status.ordinal(), opcode.ordinal());
             entries[base + 2] = pack(byteLength, immediate);
             entries[base + 3] = pack(qpNumber, sourceQp);
             entries[base + 4] = pack(completionFlags, sourceLid);
             entries[base + 5] = timestamps ? System.nanoTime() : -1;
-            cursors.publish(position + 1);
+            written++;
+            wakesSolicited |= solicited || !status.isSuccess();
+        } finally {
+            pushLock.unlock();
+        }
+        if (!PublishBatch.defer(this)) {
+            publish();
+        }
+    }
+
+    /** Makes every written completion visible, then signals the channel if the CQ is armed for them. */
+    void publish() {
+        boolean solicited;
+        pushLock.lock();
+        try {
+            cursors.publish(written);
+            solicited = wakesSolicited;
+            wakesSolicited = false;
         } finally {
             pushLock.unlock();
         }
@@ -90,7 +114,7 @@ final class SimulatedCq implements CqHandle {
         // arm and poll (§5.4).
         VarHandle.fullFence();
         int mode = armed;
-        boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && (solicited || !status.isSuccess()));
+        boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && solicited);
         if (notify && ARMED.compareAndSet(this, mode, NOT_ARMED)) {
             channel.signal(this);
         }

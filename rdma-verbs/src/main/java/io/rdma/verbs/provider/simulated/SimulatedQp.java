@@ -328,6 +328,7 @@ final class SimulatedQp implements QpHandle {
 
     @Override
     public void postSend(SendWorkRequest first) {
+        PublishBatch completions = PublishBatch.open();
         sendLock.lock();
         try {
             for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
@@ -351,6 +352,7 @@ final class SimulatedQp implements QpHandle {
             }
         } finally {
             sendLock.unlock();
+            completions.close();
         }
     }
 
