@@ -11,15 +11,21 @@ import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.PdHandle;
+import io.rdma.verbs.spi.QpHandle;
 
+import java.net.InetSocketAddress;
 import java.util.Map;
 
-/** An opened simulated device: queries answer from the spec, creations count against its limits. */
-final class SimulatedContext implements ContextHandle {
+/**
+ * An opened simulated device: queries answer from the spec, creations count against its
+ * limits, and connections go through the fabric's in-JVM connection manager.
+ */
+final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
 
     private final SimulatedDevice device;
     private volatile AsyncEventSink sink;
@@ -120,6 +126,17 @@ final class SimulatedContext implements ContextHandle {
         }
         device.fabric().census().created(ResourceKind.FLOW_COUNTERS);
         return new SimulatedCounters(device.fabric().census());
+    }
+
+    @Override
+    public ListenerHandle listen(InetSocketAddress address, int backlog) {
+        return device.fabric().connections().listen(this, address, backlog);
+    }
+
+    @Override
+    public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
+            throws InterruptedException {
+        return device.fabric().connections().connect(this, remote, (SimulatedQp) qp, privateData, timeoutNanos);
     }
 
     @Override

@@ -37,6 +37,7 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
     private final ObjectTable<SimulatedQp> queuePairs = new ObjectTable<>(2);
     private final ObjectTable<SimulatedMr> memoryRegions = new ObjectTable<>(1);
     private final Census census = new Census();
+    private final SimulatedConnectionManager connections = new SimulatedConnectionManager(this);
     private final ScheduledExecutorService timers;
     private final ScheduledExecutorService events;
 
@@ -109,6 +110,15 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
 
     List<SimulatedPort> ethernetPorts() {
         return ethernetPorts;
+    }
+
+    SimulatedConnectionManager connections() {
+        return connections;
+    }
+
+    /** The port with {@code gid} in its table, or null. */
+    SimulatedPort portByGid(Gid gid) {
+        return portsByGid.get(gid);
     }
 
     /** The port an address vector names: by GID when it has a GRH, else by LID; null when nothing answers. */

@@ -1,0 +1,272 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.AccessFlag;
+import io.rdma.verbs.api.AddressVector;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.GlobalRoute;
+import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.QueuePairAttributes;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle;
+import io.rdma.verbs.spi.ConnectionManagerHandle.ListenerHandle;
+import io.rdma.verbs.spi.QpHandle;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The fabric's connection manager, in the JVM: what librdmacm does over the wire (address
+ * resolution from the IPv4 in each port's RoCE GID, a connection request queued at a
+ * listener up to its backlog, a reply, the established handshake) done with queues and
+ * futures. Each side walks its own QP to RTS with the attributes the other side sent, as
+ * {@code rdma_init_qp_attr} would give them. Addresses: a port's IPv4 is the one in its GID
+ * at index 1 ({@code 10.<device>.<port>.1}); loopback and the wildcard address mean the
+ * device of the caller.
+ */
+final class SimulatedConnectionManager {
+
+    private static final int FIRST_EPHEMERAL_PORT = 49152;
+    private static final int MAX_RD_ATOMIC = 16;
+
+    private final SimulatedFabric fabric;
+    private final List<Listener> listeners = new ArrayList<>();
+    private int nextEphemeralPort = FIRST_EPHEMERAL_PORT;
+
+    SimulatedConnectionManager(SimulatedFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    ListenerHandle listen(SimulatedContext context, InetSocketAddress address, int backlog) {
+        if (backlog < 1) {
+            throw Failures.invalid("rdma_listen", "backlog " + backlog + " < 1");
+        }
+        InetAddress ip = address.getAddress();
+        SimulatedPort port = ip.isAnyLocalAddress() || ip.isLoopbackAddress() ? firstPort(context.device())
+                : portOwning(ip);
+        if (port == null || port.device() != context.device()) {
+            throw new VerbsException("rdma_bind_addr", Errno.EADDRNOTAVAIL, ip.getHostAddress()
+                    + " is not an address of " + context.device().name(), "listen on 0.0.0.0 or on "
+                    + ipv4Of(firstPort(context.device())) + " (the RoCE GID of port 1)");
+        }
+        synchronized (listeners) {
+            int number = address.getPort() == 0 ? nextEphemeralPort++ : address.getPort();
+            for (Listener existing : listeners) {
+                if (existing.address.getPort() == number && (existing.address.getAddress().equals(ip)
+                        || existing.address.getAddress().isAnyLocalAddress() || ip.isAnyLocalAddress())) {
+                    throw new VerbsException("rdma_bind_addr", Errno.EADDRINUSE, existing.address + " is already "
+                            + "listened on", "choose another port, or port 0 for one the fabric picks");
+                }
+            }
+            Listener listener = new Listener(new InetSocketAddress(ip, number), port, backlog);
+            listeners.add(listener);
+            return listener;
+        }
+    }
+
+    ConnectionHandle connect(SimulatedContext context, InetSocketAddress remote, SimulatedQp qp, byte[] privateData,
+                             long timeoutNanos) throws InterruptedException {
+        InetAddress ip = remote.getAddress();
+        SimulatedPort local = firstPort(context.device());
+        SimulatedPort target = ip.isLoopbackAddress() ? local : portOwning(ip);
+        if (target == null) {
+            throw new VerbsException("rdma_resolve_addr", Errno.EHOSTUNREACH, ip.getHostAddress()
+                    + " is not the address of any RDMA port of the fabric", "connect to a port's RoCE address ("
+                    + ipv4Of(local) + " here) or to 127.0.0.1");
+        }
+        Listener listener = find(remote.getPort(), ip, target);
+        if (listener == null) {
+            throw new VerbsException("rdma_connect", Errno.ECONNREFUSED, "nobody listens on " + remote,
+                    "start the listener first, or retry");
+        }
+        int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        InetSocketAddress self = new InetSocketAddress(ipv4Of(local), nextEphemeral());
+        Request request = new Request(qp, local, psn, privateData, self);
+        if (!listener.requests.offer(request)) {
+            throw new VerbsException("rdma_connect", Errno.ECONNREFUSED, "the backlog of " + listener.backlog
+                    + " pending requests at " + remote + " is full", "accept faster or raise the backlog");
+        }
+        Reply reply;
+        try {
+            reply = request.reply.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            request.reply.cancel(false);
+            throw new VerbsException("rdma_connect", Errno.ETIMEDOUT, "no answer from " + remote + " within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", "check that the server accepts");
+        } catch (ExecutionException e) {
+            throw (VerbsException) e.getCause();
+        }
+        try {
+            walkToReadyToSend(qp, local, reply.serverQp, reply.serverPort, reply.psn, psn);
+        } catch (VerbsException e) {
+            reply.established.completeExceptionally(e);
+            throw e;
+        }
+        reply.established.complete(null);
+        return new Connection(reply.privateData, remote);
+    }
+
+    private Listener find(int portNumber, InetAddress ip, SimulatedPort target) {
+        synchronized (listeners) {
+            for (Listener listener : listeners) {
+                InetAddress bound = listener.address.getAddress();
+                boolean sameDevice = listener.port.device() == target.device();
+                if (listener.address.getPort() == portNumber && sameDevice
+                        && (bound.isAnyLocalAddress() || bound.equals(ip) || ip.isLoopbackAddress())) {
+                    return listener;
+                }
+            }
+            return null;
+        }
+    }
+
+    private int nextEphemeral() {
+        synchronized (listeners) {
+            return nextEphemeralPort++;
+        }
+    }
+
+    /** RESET → INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute. */
+    private static void walkToReadyToSend(SimulatedQp qp, SimulatedPort local, SimulatedQp peer, SimulatedPort remote,
+                                          int remotePsn, int localPsn) {
+        if (qp.state() != QueuePairState.RESET) {
+            throw Failures.invalid("rdma_connect", "QP 0x" + Integer.toHexString(qp.qpNumber()) + " left RESET "
+                    + "while connecting");
+        }
+        boolean global = local.isEthernet() || remote.isEthernet();
+        AddressVector path = global
+                ? new AddressVector(0, 0, 0, local.number(), GlobalRoute.to(remote.gids().get(1), 1))
+                : AddressVector.ofLid(remote.lid(), local.number());
+        Mtu mtu = local.device().spec().mtu().min(remote.device().spec().mtu());
+        int rdAtomic = Math.min(MAX_RD_ATOMIC, local.device().spec().maxQpRdAtom());
+        qp.modify(QueuePairAttributes.builder().state(QueuePairState.INIT).port(local.number()).pkeyIndex(0)
+                .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+                        AccessFlag.REMOTE_ATOMIC)).build());
+        qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTR).addressVector(path).pathMtu(mtu)
+                .destQpNumber(peer.qpNumber()).receivePsn(remotePsn).maxDestRdAtomic(rdAtomic).minRnrTimer(12)
+                .build());
+        qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTS).sendPsn(localPsn).timeout(14)
+                .retryCount(7).rnrRetry(7).maxRdAtomic(rdAtomic).build());
+    }
+
+    private SimulatedPort portOwning(InetAddress ip) {
+        return ip instanceof Inet4Address ? fabric.portByGid(Gid.parse(ip.getHostAddress())) : null;
+    }
+
+    private static SimulatedPort firstPort(SimulatedDevice device) {
+        for (SimulatedPort port : device.ports()) {
+            if (port.attributes().state() == PortState.ACTIVE) {
+                return port;
+            }
+        }
+        return device.ports().getFirst();
+    }
+
+    private static String ipv4Of(SimulatedPort port) {
+        long ip = port.gids().get(1).ipv4();
+        return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
+    }
+
+    private record Request(SimulatedQp clientQp, SimulatedPort clientPort, int psn, byte[] privateData,
+                           InetSocketAddress clientAddress, CompletableFuture<Reply> reply) {
+        Request(SimulatedQp clientQp, SimulatedPort clientPort, int psn, byte[] privateData,
+                InetSocketAddress clientAddress) {
+            this(clientQp, clientPort, psn, privateData, clientAddress, new CompletableFuture<>());
+        }
+    }
+
+    private record Reply(SimulatedQp serverQp, SimulatedPort serverPort, int psn, byte[] privateData,
+                         CompletableFuture<Void> established) {
+    }
+
+    /** A listening id: requests wait in a queue as long as the backlog. */
+    private final class Listener implements ListenerHandle {
+
+        private final InetSocketAddress address;
+        private final SimulatedPort port;
+        private final int backlog;
+        private final BlockingQueue<Request> requests;
+
+        Listener(InetSocketAddress address, SimulatedPort port, int backlog) {
+            this.address = address;
+            this.port = port;
+            this.backlog = backlog;
+            this.requests = new ArrayBlockingQueue<>(backlog);
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return address;
+        }
+
+        @Override
+        public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long timeoutNanos)
+                throws InterruptedException {
+            SimulatedQp qp = (SimulatedQp) qpHandle;
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (true) {
+                Request request = requests.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (request == null) {
+                    return null;
+                }
+                if (request.reply.isDone()) {
+                    continue; // the client gave up waiting
+                }
+                int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+                walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn);
+                Reply reply = new Reply(qp, port, psn, privateData, new CompletableFuture<>());
+                if (!request.reply.complete(reply)) {
+                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                    continue;
+                }
+                try {
+                    reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (ExecutionException | TimeoutException | CancellationException e) {
+                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                    throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
+                            + request.clientAddress + " did not establish the connection", "retry the accept");
+                }
+                return new Connection(request.privateData, request.clientAddress);
+            }
+        }
+
+        @Override
+        public void close() {
+            synchronized (listeners) {
+                listeners.remove(this);
+            }
+            for (Request pending; (pending = requests.poll()) != null; ) {
+                pending.reply.completeExceptionally(new VerbsException("rdma_connect", Errno.ECONNREFUSED,
+                        "the listener on " + address + " closed", null));
+            }
+        }
+    }
+
+    /** An established connection: what the peer sent, and where it is. */
+    private record Connection(byte[] peerPrivateData, InetSocketAddress remoteAddress) implements ConnectionHandle {
+
+        @Override
+        public byte[] peerPrivateData() {
+            return peerPrivateData.clone();
+        }
+
+        @Override
+        public void disconnect() {
+            // Nothing is held for an in-JVM connection: the QPs carry the connection's state.
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.rdma.verbs.loopback;
+
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionListener;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Connection setup through the connection manager (rdma_cm on hardware, the fabric's own in
+ * the simulated one): a listener and a client on one device, reached through the IPv4 address
+ * of the port's RoCE GID (GID index 1), as on Soft-RoCE.
+ */
+class ConnectionManagerTest {
+
+    @RegisterExtension
+    final LoopbackFabric fabric = new LoopbackFabric();
+
+    private final ExecutorService server = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        server.shutdownNow();
+        assertThat(server.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private InetAddress portAddress() throws UnknownHostException {
+        long ip = fabric.context().queryGid(fabric.port(), 1).ipv4();
+        return InetAddress.getByAddress(new byte[] {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8),
+                (byte) ip});
+    }
+
+    private QueuePair freshQueuePair() {
+        return fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null,
+                LoopbackFabric.DEFAULT_CAPABILITIES);
+    }
+
+    @Test
+    void connectAndAcceptWalkBothQueuePairsToReadyToSendAndCarryPrivateData() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        MemoryRegion serverBuffer = fabric.region(4096);
+        MemoryRegion clientBuffer = fabric.region(4096);
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4)) {
+            int port = listener.localAddress().getPort();
+            Future<Optional<Connection>> accepted = server.submit(() ->
+                    listener.accept(serverQp, bytes("welcome"), LoopbackFabric.WAIT));
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(), port), clientQp, bytes("hello"),
+                    LoopbackFabric.WAIT);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                assertThat(client.peerPrivateData()).startsWith(bytes("welcome"));
+                assertThat(serverSide.peerPrivateData()).startsWith(bytes("hello"));
+                assertThat(clientQp.state()).isEqualTo(QueuePairState.RTS);
+                assertThat(serverQp.state()).isEqualTo(QueuePairState.RTS);
+
+                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).sge(serverBuffer, 0, 4096));
+                clientBuffer.segment().setString(0, "over rdma_cm");
+                clientQp.postSend(new SendWorkRequest().wrId(2).sge(clientBuffer, 0, 13));
+                Completion received = Completions.awaitOne(serverQp.receiveCompletionQueue());
+                assertThat(received.isSuccess()).isTrue();
+                assertThat(serverBuffer.segment().getString(0)).isEqualTo("over rdma_cm");
+                Completions.awaitOne(clientQp.sendCompletionQueue());
+            }
+        }
+    }
+
+    @Test
+    void acceptReturnsEmptyWhenNobodyConnects() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            assertThat(listener.accept(freshQueuePair(), new byte[0], Duration.ofMillis(200))).isEmpty();
+        }
+    }
+
+    @Test
+    void connectingWhereNobodyListensIsRefused() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        int unusedPort;
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            unusedPort = listener.localAddress().getPort();
+        }
+        InetSocketAddress nowhere = new InetSocketAddress(portAddress(), unusedPort);
+        VerbsErrors.expectFailure("rdma_connect", Errno.ECONNREFUSED,
+                () -> cm.connect(nowhere, freshQueuePair(), new byte[0], LoopbackFabric.WAIT));
+    }
+
+    @Test
+    void listeningTwiceOnOnePortIsRefused() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            InetSocketAddress taken = new InetSocketAddress("0.0.0.0", listener.localAddress().getPort());
+            VerbsErrors.expectFailure("rdma_bind_addr", Errno.EADDRINUSE, () -> cm.listen(taken, 1));
+        }
+    }
+
+    @Test
+    void listeningOnAnAddressOfNoRdmaPortIsRefused() {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        InetSocketAddress foreign = new InetSocketAddress("192.0.2.7", 0);
+        VerbsErrors.expectFailure("rdma_bind_addr", Errno.EADDRNOTAVAIL, () -> cm.listen(foreign, 1));
+    }
+
+    @Test
+    void onlyAFreshQueuePairCanBeConnected() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair used = freshQueuePair();
+        used.toInit(fabric.connectOptions());
+        InetSocketAddress anywhere = new InetSocketAddress(portAddress(), 7471);
+        VerbsErrors.expectFailure("rdma_connect", Errno.EINVAL,
+                () -> cm.connect(anywhere, used, new byte[0], LoopbackFabric.WAIT));
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+}
