@@ -1,5 +1,6 @@
 package io.rdma.verbs.loopback;
 
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
@@ -79,7 +80,7 @@ class ConnectionManagerTest {
                 clientBuffer.segment().setString(0, "over rdma_cm");
                 clientQp.postSend(new SendWorkRequest().wrId(2).sge(clientBuffer, 0, 13));
                 Completion received = Completions.awaitOne(serverQp.receiveCompletionQueue());
-                assertThat(received.isSuccess()).isTrue();
+                assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(serverBuffer.segment().getString(0)).isEqualTo("over rdma_cm");
                 Completions.awaitOne(clientQp.sendCompletionQueue());
             }
