@@ -3,19 +3,21 @@ package io.rdma.verbs.api;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
- * An established rdma_cm connection of one QP. Close it before the QP: closing moves the QP to ERR (what
- * is outstanding is flushed), disconnects ({@code rdma_disconnect}) and releases the
- * connection manager's id.
+ * An established connection of one QP through the connection manager. It depends on its QP,
+ * so closing the QP (or its context) closes the connection first. Closing it moves the QP to
+ * ERR (what is outstanding is flushed), disconnects ({@code rdma_disconnect}) and releases
+ * the connection manager's id.
  */
-public final class Connection implements AutoCloseable {
+public final class Connection extends VerbsResource {
 
     private final QueuePair queuePair;
     private final ConnectionManagerHandle.ConnectionHandle handle;
-    private boolean closed;
 
     Connection(QueuePair queuePair, ConnectionManagerHandle.ConnectionHandle handle) {
+        super(ResourceKind.CONNECTION, queuePair.context(), handle, List.of(queuePair));
         this.queuePair = queuePair;
         this.handle = handle;
     }
@@ -26,6 +28,7 @@ public final class Connection implements AutoCloseable {
 
     /** The private data the peer sent with its connection request or its accept. */
     public byte[] peerPrivateData() {
+        ensureOpen();
         return handle.peerPrivateData();
     }
 
@@ -34,17 +37,17 @@ public final class Connection implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            try {
-                // the connection manager does not own the QP, so it is this side that flushes it
-                if (!queuePair.isClosed()) {
-                    queuePair.toError();
-                }
-            } finally {
-                handle.disconnect();
-            }
+    void destroyHandle() {
+        try {
+            // the connection manager does not own the QP, so it is this side that flushes it
+            queuePair.toError();
+        } finally {
+            handle.disconnect();
         }
+    }
+
+    @Override
+    String describe() {
+        return "connection of " + queuePair + " to " + handle.remoteAddress();
     }
 }

@@ -46,8 +46,7 @@ public final class ConnectionManager {
 
     /** {@code rdma_bind_addr} + {@code rdma_listen}; port 0 lets the system choose. */
     public ConnectionListener listen(InetSocketAddress address, int backlog) {
-        context.ensureOpen();
-        return new ConnectionListener(this, handle.listen(address, backlog));
+        return context.create(() -> new ConnectionListener(this, handle.listen(address, backlog)));
     }
 
     /**
@@ -60,11 +59,28 @@ public final class ConnectionManager {
     public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {
         QpHandle qpHandle = connectable(qp, "rdma_connect");
-        return new Connection(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos()));
+        return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos()));
     }
 
     DeviceContext context() {
         return context;
+    }
+
+    /**
+     * Tracks an established connection under its QP. The connect or accept itself blocks, so it
+     * runs outside the context's lifecycle lock; if the QP was closed meanwhile the connection
+     * is torn down at once.
+     */
+    Connection register(QueuePair qp, ConnectionManagerHandle.ConnectionHandle established) {
+        try {
+            return context.create(() -> {
+                qp.ensureOpen();
+                return new Connection(qp, established);
+            });
+        } catch (RuntimeException e) {
+            established.disconnect();
+            throw e;
+        }
     }
 
     /** The QP's handle, once it is known to be an open RESET QP of this context. */

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Connection setup through the connection manager (rdma_cm on hardware, the fabric's own in
@@ -85,6 +87,27 @@ class ConnectionManagerTest {
                 Completions.awaitOne(clientQp.sendCompletionQueue());
             }
         }
+    }
+
+    @Test
+    void closingAQueuePairFirstClosesItsConnection() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1);
+        Future<Optional<Connection>> accepted = server.submit(() ->
+                listener.accept(serverQp, new byte[0], LoopbackFabric.WAIT));
+        Connection client = cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()),
+                clientQp, new byte[0], LoopbackFabric.WAIT);
+        Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow();
+
+        clientQp.close();
+
+        assertThat(client.isClosed()).as("a connection depends on its QP").isTrue();
+        assertThatExceptionOfType(ResourceClosedException.class).isThrownBy(client::peerPrivateData);
+        assertThat(serverSide.isClosed()).isFalse();
+        assertThat(listener.isClosed()).isFalse();
+        // the fixture's context close takes the listener and the server side with it; afterEach checks the census
     }
 
     @Test

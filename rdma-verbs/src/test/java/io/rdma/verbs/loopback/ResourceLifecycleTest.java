@@ -5,6 +5,8 @@ import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.ConnectionListener;
+import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.FlowCounters;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +53,7 @@ class ResourceLifecycleTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = ResourceKind.class, mode = EnumSource.Mode.EXCLUDE, names = "FLOW")
+    @EnumSource(value = ResourceKind.class, mode = EnumSource.Mode.EXCLUDE, names = {"FLOW", "CONNECTION"})
     void closedResourceRefusesUse(ResourceKind kind) {
         Subject subject = create(kind);
         // A pool is one registered region to the provider.
@@ -69,6 +72,14 @@ class ResourceLifecycleTest {
     private Subject create(ResourceKind kind) {
         DeviceContext context = fabric.context();
         return switch (kind) {
+            case CONNECTION_LISTENER -> {
+                ConnectionListener listener = ConnectionManager.of(context)
+                        .listen(new InetSocketAddress("0.0.0.0", 0), 1);
+                QueuePair qp = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(8), null,
+                        LoopbackFabric.DEFAULT_CAPABILITIES);
+                yield new Subject(listener, () -> listener.accept(qp, new byte[0], Duration.ofMillis(1)));
+            }
+            case CONNECTION -> throw new IllegalArgumentException("ConnectionManagerTest covers connections");
             case QUEUE_PAIR -> {
                 QueuePair qp = fabric.connectedPair(QueuePairType.RC).requester();
                 MemoryRegion buffer = fabric.region(64);

@@ -9,6 +9,7 @@ import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ListenerHandle;
@@ -74,6 +75,7 @@ final class SimulatedConnectionManager {
             }
             Listener listener = new Listener(new InetSocketAddress(ip, number), port, backlog);
             listeners.add(listener);
+            fabric.census().created(ResourceKind.CONNECTION_LISTENER);
             return listener;
         }
     }
@@ -117,7 +119,7 @@ final class SimulatedConnectionManager {
             throw e;
         }
         reply.established.complete(null);
-        return new Connection(reply.privateData, remote);
+        return new Connection(fabric.census(), reply.privateData, remote);
     }
 
     private Listener find(int portNumber, InetAddress ip, SimulatedPort target) {
@@ -240,7 +242,7 @@ final class SimulatedConnectionManager {
                     throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
                             + request.clientAddress + " did not establish the connection", "retry the accept");
                 }
-                return new Connection(request.privateData, request.clientAddress);
+                return new Connection(fabric.census(), request.privateData, request.clientAddress);
             }
         }
 
@@ -249,6 +251,7 @@ final class SimulatedConnectionManager {
             synchronized (listeners) {
                 listeners.remove(this);
             }
+            fabric.census().destroyed(ResourceKind.CONNECTION_LISTENER);
             for (Request pending; (pending = requests.poll()) != null; ) {
                 pending.reply.completeExceptionally(new VerbsException("rdma_connect", Errno.ECONNREFUSED,
                         "the listener on " + address + " closed", null));
@@ -257,7 +260,18 @@ final class SimulatedConnectionManager {
     }
 
     /** An established connection: what the peer sent, and where it is. */
-    private record Connection(byte[] peerPrivateData, InetSocketAddress remoteAddress) implements ConnectionHandle {
+    private static final class Connection implements ConnectionHandle {
+
+        private final Census census;
+        private final byte[] peerPrivateData;
+        private final InetSocketAddress remoteAddress;
+
+        Connection(Census census, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
+            this.census = census;
+            this.peerPrivateData = peerPrivateData;
+            this.remoteAddress = remoteAddress;
+            census.created(ResourceKind.CONNECTION);
+        }
 
         @Override
         public byte[] peerPrivateData() {
@@ -265,8 +279,14 @@ final class SimulatedConnectionManager {
         }
 
         @Override
+        public InetSocketAddress remoteAddress() {
+            return remoteAddress;
+        }
+
+        /** The QPs carry the connection's state; the id is all there is to release. */
+        @Override
         public void disconnect() {
-            // Nothing is held for an in-JVM connection: the QPs carry the connection's state.
+            census.destroyed(ResourceKind.CONNECTION);
         }
     }
 }
