@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -37,19 +38,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class SendReceivePairBenchmark {
 
     static final int BATCH = 16;
-    static final int CHAINS = 8;
     static final int MESSAGE = 64;
+
+    /** Receive chains of 16 kept posted: the receive queue depth the sender may run ahead by. */
+    @Param({"8"})
+    public int chains;
 
     private LoopbackPair pair;
     private final SendWorkRequest[] sends = new SendWorkRequest[BATCH];
-    private final ReceiveWorkRequest[][] receiveChains = new ReceiveWorkRequest[CHAINS][BATCH];
+    private ReceiveWorkRequest[][] receiveChains;
     private final AtomicInteger credits = new AtomicInteger();
     private int receivedSinceRepost;
     private int nextChain;
 
     @Setup(Level.Trial)
     public void connect() {
-        pair = new LoopbackPair(BATCH * CHAINS, BATCH * MESSAGE);
+        pair = new LoopbackPair(BATCH * chains, BATCH * MESSAGE);
+        receiveChains = new ReceiveWorkRequest[chains][BATCH];
         for (int i = 0; i < BATCH; i++) {
             sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? SendFlag.SIGNALED : 0)
                     .sge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
@@ -66,7 +71,7 @@ public class SendReceivePairBenchmark {
             }
             pair.receiver.postReceive(chain[0]);
         }
-        credits.set(BATCH * CHAINS);
+        credits.set(BATCH * chains);
     }
 
     @Benchmark
@@ -94,7 +99,7 @@ public class SendReceivePairBenchmark {
         while (receivedSinceRepost >= BATCH) {
             receivedSinceRepost -= BATCH;
             pair.receiver.postReceive(receiveChains[nextChain][0]);
-            nextChain = (nextChain + 1) % CHAINS;
+            nextChain = (nextChain + 1) % chains;
             credits.addAndGet(BATCH);
         }
     }

@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ReceiveQueue {
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new DataPathLock();
     private final int capacity;
     private final int maxSge;
     /**

@@ -45,12 +45,13 @@ final class SimulatedCq implements CqHandle {
     private final boolean timestamps;
     private final long[] entries;
     private final RingCursors cursors;
-    private final ReentrantLock pushLock = new ReentrantLock();
+    private final ReentrantLock pushLock = new DataPathLock();
     private volatile int armed = NOT_ARMED;
     private volatile boolean overrun;
-    /** Completions written, published or not; guarded by the push lock. */
-    private long written;
-    /** Whether an unpublished completion was solicited or failed; guarded by the push lock. */
+    /**
+     * Whether an unpublished completion was solicited or failed; guarded by the push lock and
+     * only touched when a channel is attached, so it does not share the poller's hot line otherwise.
+     */
     private boolean wakesSolicited;
 
     SimulatedCq(SimulatedContext context, int capacity, SimulatedChannel channel, boolean timestamps) {
@@ -73,6 +74,7 @@ final class SimulatedCq implements CqHandle {
             if (overrun) {
                 return;
             }
+            long written = cursors.written();
             if (!cursors.hasRoom(written)) {
                 overrun = true;
                 context.raise(AsyncEventType.CQ_ERR, this, 0);
@@ -85,8 +87,10 @@ final class SimulatedCq implements CqHandle {
             entries[base + 3] = pack(qpNumber, sourceQp);
             entries[base + 4] = pack(completionFlags, sourceLid);
             entries[base + 5] = timestamps ? System.nanoTime() : -1;
-            written++;
-            wakesSolicited |= solicited || !status.isSuccess();
+            cursors.wrote();
+            if (channel != null) {
+                wakesSolicited |= solicited || !status.isSuccess();
+            }
         } finally {
             pushLock.unlock();
         }
@@ -100,7 +104,7 @@ final class SimulatedCq implements CqHandle {
         boolean solicited;
         pushLock.lock();
         try {
-            cursors.publish(written);
+            cursors.publishWritten();
             solicited = wakesSolicited;
             wakesSolicited = false;
         } finally {

@@ -70,7 +70,7 @@ final class SimulatedQp implements QpHandle {
     private final int qpNumber;
     private final ReceiveQueue receiveQueue;
     private final PendingSends pending;
-    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ReentrantLock sendLock = new DataPathLock();
     private final SimulatedCompCounter[] counters = new SimulatedCompCounter[CompletionCounterOp.values().length];
     private final SgeCursor source;
     private final SgeCursor target;
