@@ -4,9 +4,10 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * An RPC echo service over RDMA, built only on the starter: {@code application.yml} declares an
- * RC queue pair pair (server and client) and connects them; {@link EchoServer} answers on one,
- * {@link EchoClient} calls through the other, {@link EchoController} puts it behind HTTP.
+ * An RPC echo service over RDMA, built only on the starter: {@code application.yml} declares a
+ * listener that gives each client an RC queue pair of its own, and a client queue pair connected
+ * to it through the connection manager; {@link EchoServer} answers every client,
+ * {@link EchoClient} calls through its queue pair, {@link EchoController} puts it behind HTTP.
  * Without RDMA hardware, {@code rdma.provider: auto} runs the same configuration on the
  * simulated fabric.
  */

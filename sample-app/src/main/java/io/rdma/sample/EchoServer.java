@@ -7,11 +7,14 @@ import java.util.Locale;
 
 import org.springframework.stereotype.Component;
 
-/** Answers each request received on the {@code echo-server} queue pair; the starter sends the returned bytes back. */
+/**
+ * Answers each request of every client the {@code echo} listener accepted; the starter sends
+ * the returned bytes back on that client's own queue pair.
+ */
 @Component
 class EchoServer {
 
-    @RdmaListener(queuePair = "echo-server")
+    @RdmaListener(connectionListener = "echo")
     byte[] echo(byte[] request) {
         String text = new String(request, StandardCharsets.UTF_8);
         return ("echo: " + text.toUpperCase(Locale.ROOT)).getBytes(StandardCharsets.UTF_8);

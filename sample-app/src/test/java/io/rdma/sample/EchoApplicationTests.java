@@ -37,7 +37,8 @@ class EchoApplicationTests {
 
     @Test
     void rdmaEndpointAndPrometheusShowTheFabric() throws Exception {
-        assertThat(get("/actuator/rdma").body()).contains("echo-server").contains("rxe0").contains("simulated");
+        assertThat(get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
+                .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated");
         get("/echo?message=counted");
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_comp_counter_completions_total").contains("rdma_port_counter_total");

@@ -1,7 +1,6 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.boot.autoconfigure.completion.CompletionPollers;
-import io.rdma.boot.autoconfigure.connection.InJvmConnectionManager;
 import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.listener.RdmaListenerProcessor;
 import io.rdma.boot.autoconfigure.template.RdmaTemplate;
@@ -59,14 +58,16 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaConnections rdmaConnections(RdmaFabric fabric, RdmaProperties properties) {
-        return new RdmaConnections(fabric, properties, InJvmConnectionManager.shared());
+    RdmaConnections rdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+                                    RdmaTemplate template) {
+        return new RdmaConnections(fabric, router, pollers, template);
     }
 
     @Bean
     static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric,
                                                        ObjectProvider<CompletionRouter> router,
-                                                       ObjectProvider<RdmaTemplate> template) {
-        return new RdmaListenerProcessor(fabric, router, template);
+                                                       ObjectProvider<RdmaTemplate> template,
+                                                       ObjectProvider<RdmaConnections> connections) {
+        return new RdmaListenerProcessor(fabric, router, template, connections);
     }
 }

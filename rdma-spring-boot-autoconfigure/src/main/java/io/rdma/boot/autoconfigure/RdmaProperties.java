@@ -49,8 +49,8 @@ public class RdmaProperties {
     /** Devices by the name the provider reports (ibv_devices), each with the resources created on it. */
     private Map<String, Device> devices = new LinkedHashMap<>();
 
-    /** Connections of queue pairs to peers, by name: listeners and outbound connections. */
-    private Map<String, Connection> connections = new LinkedHashMap<>();
+    /** Connections through the connection manager: listeners and outbound connections. */
+    private final Connections connections = new Connections();
 
     /** How the fabric stops when the application context closes. */
     private final Shutdown shutdown = new Shutdown();
@@ -83,12 +83,8 @@ public class RdmaProperties {
         this.devices = devices;
     }
 
-    public Map<String, Connection> getConnections() {
+    public Connections getConnections() {
         return connections;
-    }
-
-    public void setConnections(Map<String, Connection> connections) {
-        this.connections = connections;
     }
 
     public Shutdown getShutdown() {
@@ -562,6 +558,12 @@ public class RdmaProperties {
         /** Queue pairs by name. */
         private Map<String, QueuePair> queuePairs = new LinkedHashMap<>();
 
+        /**
+         * Queue pair templates by name: settings as under 'queue-pairs', from which a listener
+         * creates one queue pair per accepted peer. A template is not a bean.
+         */
+        private Map<String, QueuePair> queuePairTemplates = new LinkedHashMap<>();
+
         public Map<String, MemoryPool> getMemoryPools() {
             return memoryPools;
         }
@@ -584,6 +586,14 @@ public class RdmaProperties {
 
         public void setQueuePairs(Map<String, QueuePair> queuePairs) {
             this.queuePairs = queuePairs;
+        }
+
+        public Map<String, QueuePair> getQueuePairTemplates() {
+            return queuePairTemplates;
+        }
+
+        public void setQueuePairTemplates(Map<String, QueuePair> queuePairTemplates) {
+            this.queuePairTemplates = queuePairTemplates;
         }
     }
 
@@ -967,32 +977,96 @@ public class RdmaProperties {
     }
 
     /**
-     * A connection of a declared queue pair to a peer: either it listens (address and port set)
-     * or it connects out (host and port set). On the simulated fabric, connections are made
-     * through the in-JVM connection manager.
+     * Connections made through the connection manager (rdma_cm on hardware, the simulated
+     * fabric's own in-JVM one): listeners that accept peers, and outbound connections to them.
      */
-    public static class Connection {
+    public static class Connections {
 
-        /** Name of the queue pair (rc or uc) this connection brings up. */
+        /** Listeners by name: each binds an address and port and accepts peers. */
+        private Map<String, ConnectionListener> listeners = new LinkedHashMap<>();
+
+        /** Outbound connections by name: each connects one declared queue pair to a listener, and again after it fails. */
+        private Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
+
+        public Map<String, ConnectionListener> getListeners() {
+            return listeners;
+        }
+
+        public void setListeners(Map<String, ConnectionListener> listeners) {
+            this.listeners = listeners;
+        }
+
+        public Map<String, OutboundConnection> getOutbound() {
+            return outbound;
+        }
+
+        public void setOutbound(Map<String, OutboundConnection> outbound) {
+            this.outbound = outbound;
+        }
+    }
+
+    /**
+     * A listener (rdma_bind_addr + rdma_listen). Each accepted peer gets a queue pair of its
+     * own, created from 'queue-pair-template'; or, with 'queue-pair', the one declared queue
+     * pair serves a single peer at a time.
+     */
+    public static class ConnectionListener {
+
+        /**
+         * IPv4 address to listen on: 0.0.0.0 for every port of the device, or the address of a
+         * port's RoCE GID (IPoIB address on InfiniBand).
+         */
+        private String address = "0.0.0.0";
+
+        /** Port to listen on; 0 lets the connection manager choose one (shown at /actuator/rdma). */
+        private int port = 7471;
+
+        /** Connection requests that may wait to be accepted (rdma_listen backlog). */
+        private int backlog = 16;
+
+        /**
+         * Name of a queue pair template (under a protection domain's 'queue-pair-templates'):
+         * every accepted peer gets a queue pair created from it, closed when the peer goes.
+         */
+        private String queuePairTemplate;
+
+        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-template'. */
         private String queuePair;
 
-        /** Address to listen on; set for a listener, unset for an outbound connection. */
-        private String listenAddress;
+        /** Peers connected at once through 'queue-pair-template'; further requests wait in the backlog. */
+        private int maxConnections = 16;
 
-        /** Host to connect to; set for an outbound connection, unset for a listener. */
-        private String host;
+        public String getAddress() {
+            return address;
+        }
 
-        /** Port to listen on or connect to. */
-        private int port;
+        public void setAddress(String address) {
+            this.address = address;
+        }
 
-        /** How long one connection attempt may take. */
-        private Duration timeout = Duration.ofSeconds(5);
+        public int getPort() {
+            return port;
+        }
 
-        /** Further attempts after a failed one, with 'retry-interval' between them. */
-        private int retries = 3;
+        public void setPort(int port) {
+            this.port = port;
+        }
 
-        /** Pause between connection attempts. */
-        private Duration retryInterval = Duration.ofMillis(200);
+        public int getBacklog() {
+            return backlog;
+        }
+
+        public void setBacklog(int backlog) {
+            this.backlog = backlog;
+        }
+
+        public String getQueuePairTemplate() {
+            return queuePairTemplate;
+        }
+
+        public void setQueuePairTemplate(String queuePairTemplate) {
+            this.queuePairTemplate = queuePairTemplate;
+        }
 
         public String getQueuePair() {
             return queuePair;
@@ -1002,12 +1076,46 @@ public class RdmaProperties {
             this.queuePair = queuePair;
         }
 
-        public String getListenAddress() {
-            return listenAddress;
+        public int getMaxConnections() {
+            return maxConnections;
         }
 
-        public void setListenAddress(String listenAddress) {
-            this.listenAddress = listenAddress;
+        public void setMaxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+        }
+    }
+
+    /**
+     * A declared queue pair connected to a listener (rdma_resolve_addr, rdma_resolve_route,
+     * rdma_connect). When the queue pair fails (IBV_EVENT_QP_FATAL, or a completion with an
+     * error status) it is moved to RESET and connected again.
+     */
+    public static class OutboundConnection {
+
+        /** Name of the declared rc or uc queue pair this connection brings up. */
+        private String queuePair;
+
+        /** Address of the listener: an IPv4 address of its RDMA port, or a host name resolving to one. */
+        private String host;
+
+        /** Port the listener listens on. */
+        private int port = 7471;
+
+        /** How long one attempt (address and route resolution, connect) may take. */
+        private Duration timeout = Duration.ofSeconds(5);
+
+        /** Further attempts after a failed one before the start fails (at runtime: before the connection is reported DOWN). */
+        private int retries = 3;
+
+        /** Pauses between attempts. */
+        private final Backoff backoff = new Backoff();
+
+        public String getQueuePair() {
+            return queuePair;
+        }
+
+        public void setQueuePair(String queuePair) {
+            this.queuePair = queuePair;
         }
 
         public String getHost() {
@@ -1042,12 +1150,45 @@ public class RdmaProperties {
             this.retries = retries;
         }
 
-        public Duration getRetryInterval() {
-            return retryInterval;
+        public Backoff getBackoff() {
+            return backoff;
+        }
+    }
+
+    /** Exponential backoff between connection attempts: initial, then times multiplier, up to max. */
+    public static class Backoff {
+
+        /** Pause after the first failed attempt. */
+        private Duration initial = Duration.ofMillis(200);
+
+        /** Factor each further pause grows by. */
+        private double multiplier = 2.0;
+
+        /** Longest pause. */
+        private Duration max = Duration.ofSeconds(5);
+
+        public Duration getInitial() {
+            return initial;
         }
 
-        public void setRetryInterval(Duration retryInterval) {
-            this.retryInterval = retryInterval;
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        public double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMax() {
+            return max;
+        }
+
+        public void setMax(Duration max) {
+            this.max = max;
         }
     }
 

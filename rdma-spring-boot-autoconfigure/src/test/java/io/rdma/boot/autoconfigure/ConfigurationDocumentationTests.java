@@ -28,7 +28,8 @@ class ConfigurationDocumentationTests {
                 RdmaProperties.CompletionCounter.class, RdmaProperties.ProtectionDomain.class,
                 RdmaProperties.MemoryPool.class, RdmaProperties.SharedReceiveQueue.class,
                 RdmaProperties.QueuePair.class, RdmaProperties.Flow.class, RdmaProperties.FlowMatch.class,
-                RdmaProperties.Connection.class, RdmaProperties.Shutdown.class)) {
+                RdmaProperties.Connections.class, RdmaProperties.ConnectionListener.class,
+                RdmaProperties.OutboundConnection.class, RdmaProperties.Backoff.class, RdmaProperties.Shutdown.class)) {
             for (Field field : type.getDeclaredFields()) {
                 if (!Modifier.isStatic(field.getModifiers())) {
                     keys.add(field.getName().replaceAll("([A-Z])", "-$1").toLowerCase());

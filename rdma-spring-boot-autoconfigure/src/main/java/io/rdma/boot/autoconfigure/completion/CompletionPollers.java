@@ -82,9 +82,8 @@ public final class CompletionPollers implements SmartLifecycle {
     public void stop() {
         List<QueuePair> qps = fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::resource).toList();
         awaitDrained(qps);
-        long[] before = pollers.stream().mapToLong(CompletionPoller::emptyPolls).toArray();
         flush(qps);
-        awaitEmptyPollAfter(before);
+        awaitDelivered();
         for (CompletionPoller poller : pollers) {
             try {
                 poller.stop();
@@ -121,8 +120,12 @@ public final class CompletionPollers implements SmartLifecycle {
         }
     }
 
-    /** Waits until each poller found its CQ empty after the flush, so every flushed completion was delivered. */
-    private void awaitEmptyPollAfter(long[] before) {
+    /**
+     * Waits (up to a second) until each running poller has found its CQ empty since this call,
+     * so every completion already in a CQ (those of a flush, say) has reached its handler.
+     */
+    public void awaitDelivered() {
+        long[] before = pollers.stream().mapToLong(CompletionPoller::emptyPolls).toArray();
         long deadline = System.nanoTime() + FLUSH_TIMEOUT.toNanos();
         for (int i = 0; i < pollers.size(); i++) {
             CompletionPoller poller = pollers.get(i);

@@ -1,25 +1,35 @@
 package io.rdma.boot.autoconfigure.connection;
 
-import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.boot.autoconfigure.completion.CompletionPollers;
-import io.rdma.boot.autoconfigure.fabric.FabricPlan;
-import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
+import io.rdma.boot.autoconfigure.completion.CompletionRouter;
+import io.rdma.boot.autoconfigure.fabric.ConnectionPlan;
+import io.rdma.boot.autoconfigure.fabric.ConnectionPlan.ListenerPlan;
+import io.rdma.boot.autoconfigure.fabric.ConnectionPlan.OutboundPlan;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
-import io.rdma.verbs.api.AccessFlag;
+import io.rdma.boot.autoconfigure.template.RdmaTemplate;
 import io.rdma.verbs.api.AsyncEvent;
+import io.rdma.verbs.api.AsyncEventListener;
 import io.rdma.verbs.api.AsyncEventType;
-import io.rdma.verbs.api.ConnectOptions;
+import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.QueuePair;
-import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.VerbsException;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,148 +37,254 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Brings up the connections declared under {@code rdma.connections} once the pollers run:
- * listeners publish their QP, outbound connections connect theirs (with the configured timeout
- * and retries), and a QP that fails ({@code IBV_EVENT_QP_FATAL}) is connected again. On the
- * simulated fabric this goes through the {@link InJvmConnectionManager}; the native provider
- * would use rdma_cm, which the verbs API does not offer yet, so connections are refused there
- * at startup.
+ * Brings up the connections declared under {@code rdma.connections} through each device's
+ * {@link ConnectionManager} (rdma_cm on the native provider, the fabric's own in the simulated
+ * one) once the completion pollers run: listeners listen and accept peers, outbound
+ * connections connect (a failure after the retries fails the start), and a queue pair that
+ * fails ({@code IBV_EVENT_QP_FATAL}, a request or access error, or a completion with an error
+ * status) is connected again (outbound) or let go (accepted).
+ *
+ * <p>It owns what the connection manager creates, and the queue pairs created from templates
+ * for accepted peers: at stop they are closed (connections first, their QPs flushed and the
+ * flush delivered, then the template QPs, then the listeners) before any declared resource is
+ * destroyed.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(RdmaConnections.class);
+    private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
 
-    private record Declared(String name, String property, RdmaProperties.Connection settings, QueuePair qp,
-                            ConnectOptions options) {
-
-        boolean listens() {
-            return settings.getListenAddress() != null;
-        }
+    /** A listener's state for health and the actuator; {@code boundAddress} shows the chosen port. */
+    public record ListenerStatus(String name, String property, String boundAddress, int backlog, String queuePair,
+                                 List<PeerStatus> peers) {
     }
 
-    private final InJvmConnectionManager manager;
-    private final List<Declared> connections;
-    private final ExecutorService reconnector = Executors.newVirtualThreadPerTaskExecutor();
+    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
+    public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState) {
+    }
+
+    /** An outbound connection's state; {@code lastFailure} is the last attempt's error while not UP. */
+    public record OutboundStatus(String name, String property, String queuePair, String host, int port,
+                                 ConnectionState state, int attempts, String lastFailure) {
+    }
+
+    private final RdmaFabric fabric;
+    private final CompletionRouter router;
+    private final CompletionPollers pollers;
+    private final RdmaTemplate template;
+    private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
+    private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
+    private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
+    private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
+    private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
+    private final Map<DeviceContext, AsyncEventListener> eventListeners = new LinkedHashMap<>();
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("rdma-connection-", 0).factory());
     private volatile boolean running;
+    private boolean closed;
 
-    public RdmaConnections(RdmaFabric fabric, RdmaProperties properties, InJvmConnectionManager manager) {
-        this.manager = manager;
-        List<Declared> declared = new ArrayList<>();
-        properties.getConnections().forEach((name, settings) -> declared.add(declare(fabric, name, settings)));
-        this.connections = List.copyOf(declared);
+    public RdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+                           RdmaTemplate template) {
+        this.fabric = fabric;
+        this.router = router;
+        this.pollers = pollers;
+        this.template = template;
     }
 
-    private static Declared declare(RdmaFabric fabric, String name, RdmaProperties.Connection settings) {
-        String property = RdmaProperties.PREFIX + ".connections." + name;
-        if (!fabric.verbs().providerName().equals("simulated")) {
-            throw new InvalidRdmaConfigurationException(property, "connections are made through rdma_cm on provider '"
-                    + fabric.verbs().providerName() + "', which this version does not support yet",
-                    "Connect the queue pair yourself (QueuePair.connect with the peer's QueuePairEndpoint), or run"
-                            + " on the simulated fabric.");
+    /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
+    public boolean bringsUp(String queuePair) {
+        ConnectionPlan plan = fabric.connections();
+        return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
+                || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()));
+    }
+
+    /**
+     * Tells {@code observer} of every connection of {@code source} (a declared queue pair, or a
+     * template listener's name), those already up included.
+     */
+    public void observe(String source, ConnectionObserver observer) {
+        synchronized (observers) {
+            observers.computeIfAbsent(source, key -> new CopyOnWriteArrayList<>()).add(observer);
+            up.values().stream().filter(connection -> connection.source().equals(source))
+                    .forEach(connection -> notify(observer, connection, true));
         }
-        var qp = fabric.resource(settings.getQueuePair() == null ? "" : settings.getQueuePair())
-                .filter(managed -> managed.resource() instanceof QueuePair)
-                .map(managed -> (QueuePair) managed.resource())
-                .orElseThrow(() -> new InvalidRdmaConfigurationException(property + ".queue-pair",
-                        "there is no queue pair named '" + settings.getQueuePair() + "'",
-                        "Name one of " + fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::name)
-                                .toList() + "."));
-        if (!qp.type().isConnected()) {
-            throw new InvalidRdmaConfigurationException(property + ".queue-pair", "queue pair '"
-                    + settings.getQueuePair() + "' is " + qp.type() + ", and only RC and UC queue pairs connect",
-                    "Name an rc or uc queue pair; UD queue pairs address each datagram instead.");
-        }
-        if ((settings.getListenAddress() == null) == (settings.getHost() == null)) {
-            throw new InvalidRdmaConfigurationException(property, "a connection either listens (listen-address)"
-                    + " or connects (host), and this one sets " + (settings.getHost() == null ? "neither" : "both"),
-                    "Set listen-address for the accepting side or host for the connecting side.");
-        }
-        if (settings.getPort() < 1 || settings.getPort() > 65535) {
-            throw new InvalidRdmaConfigurationException(property + ".port", "port " + settings.getPort()
-                    + " is not between 1 and 65535", "Set the port the listener accepts on.");
-        }
-        if (settings.getRetries() < 0) {
-            throw new InvalidRdmaConfigurationException(property + ".retries", "the value " + settings.getRetries()
-                    + " is negative", "Set 0 or more retries.");
-        }
-        FabricPlan.QueuePairAddress address = fabric.queuePairAddress(settings.getQueuePair());
-        ConnectOptions options = ConnectOptions.defaults().withPort(address.port()).withGidIndex(address.gidIndex());
-        if (qp.type() == QueuePairType.UC) {
-            // UC has no RDMA read or atomics, so the QP grants what UC can do (manual §6.2.1).
-            options = options.withAccessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
-        }
-        return new Declared(name, property, settings, qp, options);
+    }
+
+    /** The address listener {@code name} is bound to, with the port chosen for port 0; empty until it listens. */
+    public Optional<InetSocketAddress> boundAddress(String name) {
+        AcceptingListener listener = listeners.get(name);
+        return listener == null ? Optional.empty() : listener.boundAddress();
+    }
+
+    public List<ListenerStatus> listeners() {
+        return listeners.values().stream().map(AcceptingListener::status).toList();
+    }
+
+    public List<OutboundStatus> outbound() {
+        return outbound.values().stream().map(OutboundConnection::status).toList();
     }
 
     @Override
     public void start() {
-        for (Declared connection : connections) {
-            if (connection.listens()) {
-                manager.listen(connection.settings().getListenAddress(), connection.settings().getPort(),
-                        connection.qp(), connection.options());
-            }
-        }
-        for (Declared connection : connections) {
-            if (!connection.listens()) {
-                connect(connection);
-                DeviceContext context = connection.qp().context();
-                context.addAsyncEventListener(event -> reconnectOnFailure(connection, event));
-            }
-        }
         running = true;
-    }
-
-    private void reconnectOnFailure(Declared connection, AsyncEvent event) {
-        if (running && event.type() == AsyncEventType.QP_FATAL && event.resource() == connection.qp()) {
-            logger.warn("RDMA connection '" + connection.name() + "' failed (" + event.type() + "); reconnecting");
-            reconnector.execute(() -> connect(connection));
+        ConnectionPlan plan = fabric.connections();
+        Map<String, ConnectionManager> managers = new LinkedHashMap<>();
+        try {
+            for (ListenerPlan listenerPlan : plan.listeners()) {
+                ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
+                        listenerPlan.property());
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, fabric, this);
+                listener.listen();
+                listeners.put(listenerPlan.name(), listener);
+                executor.execute(listener::acceptPeers);
+            }
+            for (OutboundPlan connectionPlan : plan.outbound()) {
+                ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
+                        connectionPlan.property());
+                QueuePair qp = fabric.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
+                        .orElseThrow();
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, this,
+                        fabric.queuePairAddress(connectionPlan.queuePair()).memoryPool());
+                outbound.put(connectionPlan.name(), connection);
+                watch(qp, connection::failed);
+                connection.connectAtStartup();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while bringing up RDMA connections", e);
         }
     }
 
-    /** Connects with the configured retries; the last failure fails the start (or is logged on reconnection). */
-    private void connect(Declared connection) {
-        RdmaProperties.Connection settings = connection.settings();
-        for (int attempt = 0; ; attempt++) {
-            try {
-                manager.connect(settings.getHost(), settings.getPort(), connection.qp(), connection.options(),
-                        settings.getTimeout());
-                logger.info("RDMA connection '" + connection.name() + "' is up: queue pair '"
-                        + settings.getQueuePair() + "' connected to " + settings.getHost() + ":" + settings.getPort());
-                return;
-            } catch (TimeoutException | VerbsException e) {
-                if (attempt >= settings.getRetries()) {
-                    throw new RdmaConnectionException(connection.name(), connection.property(),
-                            settings.getHost() + ":" + settings.getPort(), attempt + 1, e);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+    private ConnectionManager manager(Map<String, ConnectionManager> managers, String device, String connection,
+                                      String property) {
+        ConnectionManager existing = managers.get(device);
+        if (existing != null) {
+            return existing;
+        }
+        DeviceContext context = fabric.resource(device).map(managed -> (DeviceContext) managed.resource())
+                .orElseThrow();
+        try {
+            ConnectionManager manager = ConnectionManager.of(context);
+            managers.put(device, manager);
+            AsyncEventListener failures = this::onAsyncEvent;
+            context.addAsyncEventListener(failures);
+            eventListeners.put(context, failures);
+            return manager;
+        } catch (VerbsException e) {
+            throw new RdmaConnectionException(connection, property, "on device '" + device + "'", 1, e);
+        }
+    }
+
+    private void onAsyncEvent(AsyncEvent event) {
+        if (QP_FAILURES.contains(event.type()) && event.resource() instanceof QueuePair qp) {
+            Consumer<String> watcher = failureWatchers.get(qp);
+            if (watcher != null) {
+                watcher.accept("IBV_EVENT_" + event.type());
             }
-            try {
-                Thread.sleep(settings.getRetryInterval());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+        }
+    }
+
+    /** Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which must not block. */
+    void watch(QueuePair qp, Consumer<String> watcher) {
+        failureWatchers.put(qp, watcher);
+        router.routeFailures(qp, completion -> watcher.accept("completion " + completion.status()));
+    }
+
+    void unwatch(QueuePair qp) {
+        failureWatchers.remove(qp);
+    }
+
+    /** Makes a template QP of an accepted peer usable by name through the template. */
+    void adopt(String name, QueuePair qp, String memoryPool) {
+        if (memoryPool != null) {
+            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource());
+        }
+    }
+
+    /** Forgets and closes a template QP whose peer is gone. */
+    void abandon(String name, QueuePair qp) {
+        template.unbind(name);
+        router.unroute(qp);
+        qp.close();
+    }
+
+    void connected(ConnectedQueuePair connection) {
+        synchronized (observers) {
+            up.put(connection.name(), connection);
+            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
+                    true));
+        }
+    }
+
+    void disconnected(ConnectedQueuePair connection) {
+        synchronized (observers) {
+            up.remove(connection.name());
+            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
+                    false));
+        }
+    }
+
+    private static void notify(ConnectionObserver observer, ConnectedQueuePair connection, boolean connected) {
+        try {
+            if (connected) {
+                observer.connected(connection);
+            } else {
+                observer.disconnected(connection);
             }
+        } catch (RuntimeException e) {
+            logger.error("An observer of RDMA connection '" + connection.name() + "' failed", e);
+        }
+    }
+
+    void awaitDelivered() {
+        pollers.awaitDelivered();
+    }
+
+    void execute(Runnable task) {
+        if (running) {
+            executor.execute(task);
         }
     }
 
     @Override
     public void stop() {
-        running = false;
-        reconnector.shutdownNow();
-        for (Declared connection : connections) {
-            if (connection.listens()) {
-                manager.unlisten(connection.settings().getListenAddress(), connection.settings().getPort(),
-                        connection.qp());
-            }
-        }
+        close();
     }
 
-    /** Also when the start failed half-way, and so was never stopped: a listener must not outlive its QP. */
+    /** Also when the start failed half-way, and so was never stopped: nothing the manager made may outlive its QP. */
     @Override
     public void destroy() {
-        stop();
+        close();
+    }
+
+    private synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        running = false;
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                logger.warn("RDMA connection threads did not end within 10s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        eventListeners.forEach(DeviceContext::removeAsyncEventListener);
+        List<Runnable> closings = new ArrayList<>();
+        outbound.values().forEach(connection -> closings.add(connection::close));
+        listeners.values().forEach(listener -> closings.add(listener::close));
+        for (Runnable closing : closings) {
+            try {
+                closing.run();
+            } catch (RuntimeException e) {
+                logger.warn("Closing an RDMA connection failed", e);
+            }
+        }
+        failureWatchers.clear();
+        up.clear();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Gid;
@@ -13,16 +14,19 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * {@code /actuator/rdma}: the provider and why it was chosen, each device with its ports
- * (state, LID, GIDs, MTU, link layer) and every declared resource with the property that
- * declares it.
+ * (state, LID, GIDs, MTU, link layer), every declared resource with the property that
+ * declares it, and the declared connections: each listener's bound address (the chosen port
+ * for port 0) with the peers it accepted, and each outbound connection's state.
  */
 @Endpoint(id = "rdma")
 public class RdmaEndpoint {
 
     private final RdmaFabric fabric;
+    private final RdmaConnections connections;
 
-    public RdmaEndpoint(RdmaFabric fabric) {
+    public RdmaEndpoint(RdmaFabric fabric, RdmaConnections connections) {
         this.fabric = fabric;
+        this.connections = connections;
     }
 
     @ReadOperation
@@ -31,7 +35,8 @@ public class RdmaEndpoint {
         for (RdmaFabric.Named<DeviceContext> device : fabric.resources(DeviceContext.class)) {
             devices.add(device(device.name(), device.resource()));
         }
-        return new FabricDescriptor(fabric.verbs().providerName(), fabric.verbs().selectionReason(), devices);
+        return new FabricDescriptor(fabric.verbs().providerName(), fabric.verbs().selectionReason(), devices,
+                new ConnectionsDescriptor(connections.listeners(), connections.outbound()));
     }
 
     private DeviceDescriptor device(String name, DeviceContext context) {
@@ -59,7 +64,12 @@ public class RdmaEndpoint {
         return new DeviceDescriptor(name, context.device().guid(), ports, resources);
     }
 
-    public record FabricDescriptor(String provider, String selectionReason, List<DeviceDescriptor> devices) {
+    public record FabricDescriptor(String provider, String selectionReason, List<DeviceDescriptor> devices,
+                                   ConnectionsDescriptor connections) {
+    }
+
+    public record ConnectionsDescriptor(List<RdmaConnections.ListenerStatus> listeners,
+                                        List<RdmaConnections.OutboundStatus> outbound) {
     }
 
     public record DeviceDescriptor(String name, long guid, List<PortDescriptor> ports,

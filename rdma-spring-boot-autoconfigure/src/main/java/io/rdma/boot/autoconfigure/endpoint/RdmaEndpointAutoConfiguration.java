@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -20,7 +21,7 @@ public final class RdmaEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaEndpoint rdmaEndpoint(RdmaFabric fabric) {
-        return new RdmaEndpoint(fabric);
+    RdmaEndpoint rdmaEndpoint(RdmaFabric fabric, RdmaConnections connections) {
+        return new RdmaEndpoint(fabric, connections);
     }
 }

@@ -26,6 +26,10 @@ record DevicePlan(String name, String property, int port, int gidIndex, List<Com
         return protectionDomains.stream().flatMap(pd -> pd.queuePairs().stream()).toList();
     }
 
+    List<QueuePairPlan> queuePairTemplates() {
+        return protectionDomains.stream().flatMap(pd -> pd.queuePairTemplates().stream()).toList();
+    }
+
     /** A CQ; {@code channelName} is set when the mode sleeps on a completion channel of its own. */
     record CompletionQueuePlan(String name, String property, int entries, CompletionMode mode, Duration pollWindow,
                                int batchSize, int completionVector, boolean timestamps, String channelName) {
@@ -35,8 +39,10 @@ record DevicePlan(String name, String property, int port, int gidIndex, List<Com
     record CounterPlan(String name, String property, Path externalMemory) {
     }
 
+    /** A PD; its {@code queuePairTemplates} are QPs a listener creates per accepted peer, not beans. */
     record ProtectionDomainPlan(String name, String property, List<MemoryPoolPlan> memoryPools,
-                                List<SharedReceiveQueuePlan> sharedReceiveQueues, List<QueuePairPlan> queuePairs) {
+                                List<SharedReceiveQueuePlan> sharedReceiveQueues, List<QueuePairPlan> queuePairs,
+                                List<QueuePairPlan> queuePairTemplates) {
     }
 
     record MemoryPoolPlan(String name, String property, String protectionDomain, int bufferSize, int count,

@@ -49,6 +49,7 @@ public final class FabricPlan {
 
     private final RdmaProperties properties;
     private final List<DevicePlan> devices;
+    private final ConnectionPlan connections;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
 
@@ -59,6 +60,14 @@ public final class FabricPlan {
         List<DevicePlan> read = new ArrayList<>();
         properties.getDevices().forEach((name, device) -> read.add(device(name, device)));
         this.devices = List.copyOf(read);
+        this.connections = ConnectionPlan.read(properties.getConnections(), devices);
+        Map<String, Integer> peersPerTemplate = connections.peersPerTemplate();
+        devices.forEach(device -> checkCompletionQueueSizes(device, peersPerTemplate));
+    }
+
+    /** The listeners and outbound connections, checked against the declared queue pairs and templates. */
+    public ConnectionPlan connections() {
+        return connections;
     }
 
     /** Reads and checks {@code properties}; {@link InvalidRdmaConfigurationException} names the first problem. */
@@ -91,12 +100,25 @@ public final class FabricPlan {
         return ports;
     }
 
-    /** The port and GID index each queue pair connects with, by QP name. */
+    /** The port and GID index each queue pair and queue pair template connects with, by name. */
     public Map<String, QueuePairAddress> queuePairAddresses() {
         Map<String, QueuePairAddress> addresses = new LinkedHashMap<>();
-        devices.forEach(device -> device.queuePairs().forEach(qp ->
-                addresses.put(qp.name(), new QueuePairAddress(qp.port(), qp.gidIndex(), qp.memoryPool()))));
+        devices.forEach(device -> {
+            device.queuePairs().forEach(qp -> addresses.put(qp.name(), address(qp)));
+            device.queuePairTemplates().forEach(qp -> addresses.put(qp.name(), address(qp)));
+        });
         return addresses;
+    }
+
+    private static QueuePairAddress address(QueuePairPlan qp) {
+        return new QueuePairAddress(qp.port(), qp.gidIndex(), qp.memoryPool());
+    }
+
+    /** The queue pair templates by name, for creating a QP per accepted peer. */
+    Map<String, QueuePairPlan> queuePairTemplates() {
+        Map<String, QueuePairPlan> templates = new LinkedHashMap<>();
+        devices.forEach(device -> device.queuePairTemplates().forEach(qp -> templates.put(qp.name(), qp)));
+        return templates;
     }
 
     /** Where a QP connects from (port, GID index) and the pool its buffers come from ({@code null} when none). */
@@ -151,7 +173,6 @@ public final class FabricPlan {
         List<FlowPlan> flows = new ArrayList<>();
         device.getFlows().forEach((flow, settings) ->
                 flows.add(flow(flow, property + ".flows." + flow, settings, device, qps)));
-        checkCompletionQueueSizes(cqs, pds);
         return new DevicePlan(name, property, device.getPort(), device.getGidIndex(), List.copyOf(cqs.values()),
                 List.copyOf(counters.values()), pds, flows);
     }
@@ -199,7 +220,11 @@ public final class FabricPlan {
         List<QueuePairPlan> qps = new ArrayList<>();
         pd.getQueuePairs().forEach((qp, settings) -> qps.add(queuePair(qp, property + ".queue-pairs." + qp, name,
                 settings, device, cqs, counters, pools, srqs)));
-        return new ProtectionDomainPlan(name, property, List.copyOf(pools.values()), List.copyOf(srqs.values()), qps);
+        List<QueuePairPlan> templates = new ArrayList<>();
+        pd.getQueuePairTemplates().forEach((template, settings) -> templates.add(queuePair(template,
+                property + ".queue-pair-templates." + template, name, settings, device, cqs, counters, pools, srqs)));
+        return new ProtectionDomainPlan(name, property, List.copyOf(pools.values()), List.copyOf(srqs.values()), qps,
+                templates);
     }
 
     private MemoryPoolPlan memoryPool(String name, String property, String pd, RdmaProperties.MemoryPool pool) {
@@ -341,22 +366,32 @@ public final class FabricPlan {
                 countersName);
     }
 
-    private static void checkCompletionQueueSizes(Map<String, CompletionQueuePlan> cqs, List<ProtectionDomainPlan> pds) {
+    /**
+     * Every CQ must hold what its QPs can have outstanding; a template counts once per peer its
+     * listeners may connect at once ({@code peersPerTemplate}).
+     */
+    private static void checkCompletionQueueSizes(DevicePlan device, Map<String, Integer> peersPerTemplate) {
         Map<String, Long> needed = new LinkedHashMap<>();
         Map<String, List<String>> users = new LinkedHashMap<>();
-        for (ProtectionDomainPlan pd : pds) {
+        for (ProtectionDomainPlan pd : device.protectionDomains()) {
             Map<String, SharedReceiveQueuePlan> srqs = new HashMap<>();
             pd.sharedReceiveQueues().forEach(srq -> srqs.put(srq.name(), srq));
-            for (QueuePairPlan qp : pd.queuePairs()) {
-                needed.merge(qp.sendCq(), (long) qp.capabilities().maxSendWr(), Long::sum);
-                users.computeIfAbsent(qp.sendCq(), k -> new ArrayList<>()).add(qp.name());
+            List<QueuePairPlan> qps = new ArrayList<>(pd.queuePairs());
+            qps.addAll(pd.queuePairTemplates());
+            for (QueuePairPlan qp : qps) {
+                long copies = peersPerTemplate.getOrDefault(qp.name(), pd.queuePairs().contains(qp) ? 1 : 0);
+                String user = copies == 1 ? qp.name() : copies + " x " + qp.name();
+                needed.merge(qp.sendCq(), copies * qp.capabilities().maxSendWr(), Long::sum);
+                users.computeIfAbsent(qp.sendCq(), k -> new ArrayList<>()).add(user);
                 long receives = qp.srq() == null ? qp.capabilities().maxRecvWr() : srqs.get(qp.srq()).maxWr();
-                needed.merge(qp.recvCq(), receives, Long::sum);
+                needed.merge(qp.recvCq(), copies * receives, Long::sum);
                 if (!qp.recvCq().equals(qp.sendCq())) {
-                    users.computeIfAbsent(qp.recvCq(), k -> new ArrayList<>()).add(qp.name());
+                    users.computeIfAbsent(qp.recvCq(), k -> new ArrayList<>()).add(user);
                 }
             }
         }
+        Map<String, CompletionQueuePlan> cqs = new HashMap<>();
+        device.completionQueues().forEach(cq -> cqs.put(cq.name(), cq));
         needed.forEach((cq, entries) -> {
             CompletionQueuePlan plan = cqs.get(cq);
             if (plan.entries() < entries) {
@@ -364,12 +399,13 @@ public final class FabricPlan {
                         + plan.entries() + " entries but its queue pairs " + users.get(cq) + " can have " + entries
                         + " work requests outstanding (send + receive WRs); a full CQ overruns and moves them to"
                         + " the error state (manual §5.2)",
-                        "Set entries to at least " + entries + ", or lower the queue pairs' max-send-wr/max-recv-wr.");
+                        "Set entries to at least " + entries + ", or lower the queue pairs' max-send-wr/max-recv-wr"
+                                + " (or the max-connections of listeners using their templates).");
             }
         });
     }
 
-    private static String reference(String name, String property, Set<String> declared, String what, String where) {
+    static String reference(String name, String property, Set<String> declared, String what, String where) {
         if (name == null || name.isBlank()) {
             if (declared.size() == 1 && what.equals("completion queue")) {
                 return declared.iterator().next();
@@ -398,7 +434,7 @@ public final class FabricPlan {
         }
     }
 
-    private static void notNegative(long value, String property) {
+    static void notNegative(long value, String property) {
         if (value < 0) {
             throw new InvalidRdmaConfigurationException(property, "the value " + value + " is negative",
                     "Set a value of 0 or more.");

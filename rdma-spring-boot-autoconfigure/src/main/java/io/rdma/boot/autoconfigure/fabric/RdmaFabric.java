@@ -1,6 +1,8 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.QueuePairPlan;
 import io.rdma.verbs.api.CounterDescription;
+import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
 
@@ -21,16 +23,40 @@ public final class RdmaFabric {
     private final Map<String, List<Integer>> configuredPorts;
     private final Map<String, List<CounterDescription>> flowCounterPoints;
     private final Map<String, FabricPlan.QueuePairAddress> queuePairAddresses;
+    private final Map<String, QueuePairPlan> queuePairTemplates;
+    private final ConnectionPlan connections;
+    private final ResourceLookup lookup;
 
-    RdmaFabric(Verbs verbs, List<ManagedResource> resources, FabricPlan plan) {
+    RdmaFabric(Verbs verbs, List<ManagedResource> resources, FabricPlan plan, ResourceLookup lookup) {
         this.verbs = verbs;
         this.resources = List.copyOf(resources);
         this.configuredPorts = plan.configuredPorts();
         this.flowCounterPoints = plan.flowCounterPoints();
         this.queuePairAddresses = plan.queuePairAddresses();
+        this.queuePairTemplates = plan.queuePairTemplates();
+        this.connections = plan.connections();
+        this.lookup = lookup;
     }
 
-    /** The port, GID index and memory pool the configuration gives queue pair {@code name}. */
+    /** The declared listeners and outbound connections. */
+    public ConnectionPlan connections() {
+        return connections;
+    }
+
+    /**
+     * A new queue pair from template {@code template}, on the template's PD and CQs with its
+     * counters attached; the caller owns it and closes it before the fabric's resources go.
+     */
+    public QueuePair createQueuePair(String template) {
+        QueuePairPlan plan = queuePairTemplates.get(template);
+        if (plan == null) {
+            throw new IllegalArgumentException("no queue pair template named '" + template + "' is declared;"
+                    + " declared: " + queuePairTemplates.keySet());
+        }
+        return ResourceDeclarations.createQueuePair(plan, lookup);
+    }
+
+    /** The port, GID index and memory pool the configuration gives queue pair (or template) {@code name}. */
     public FabricPlan.QueuePairAddress queuePairAddress(String name) {
         FabricPlan.QueuePairAddress address = queuePairAddresses.get(name);
         if (address == null) {

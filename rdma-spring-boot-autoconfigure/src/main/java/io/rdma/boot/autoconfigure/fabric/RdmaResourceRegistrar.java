@@ -106,7 +106,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         for (DeclaredResource resource : resources) {
             managed.add(new RdmaFabric.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
         }
-        return new RdmaFabric(lookup.verbs(), managed, plan);
+        return new RdmaFabric(lookup.verbs(), managed, plan, lookup);
     }
 
     /**

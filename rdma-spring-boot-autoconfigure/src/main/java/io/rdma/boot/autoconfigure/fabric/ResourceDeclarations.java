@@ -174,7 +174,7 @@ final class ResourceDeclarations {
                 lookup -> createQueuePair(qp, lookup));
     }
 
-    private static QueuePair createQueuePair(QueuePairPlan qp, ResourceLookup lookup) {
+    static QueuePair createQueuePair(QueuePairPlan qp, ResourceLookup lookup) {
         SharedReceiveQueue srq = qp.srq() == null ? null : lookup.resource(qp.srq(), SharedReceiveQueue.class);
         QueuePairOptions options = new QueuePairOptions(qp.type(), lookup.resource(qp.sendCq(), CompletionQueue.class),
                 lookup.resource(qp.recvCq(), CompletionQueue.class), srq, qp.capabilities(), qp.signalAll());

@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,7 +21,7 @@ public final class RdmaHealthContributorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-    RdmaHealthIndicator rdmaHealthIndicator(RdmaFabric fabric) {
-        return new RdmaHealthIndicator(fabric);
+    RdmaHealthIndicator rdmaHealthIndicator(RdmaFabric fabric, RdmaConnections connections) {
+        return new RdmaHealthIndicator(fabric, connections);
     }
 }

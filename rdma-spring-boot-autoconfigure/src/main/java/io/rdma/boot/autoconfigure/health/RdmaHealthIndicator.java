@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure.health;
 
+import io.rdma.boot.autoconfigure.connection.ConnectionState;
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortState;
@@ -11,16 +13,20 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * UP while every port the configuration uses is ACTIVE; DOWN, with each port's state, as soon
- * as one is not (cable pulled, subnet manager gone, {@code FabricControl.setPortState}).
+ * UP while every port the configuration uses is ACTIVE and no declared outbound connection is
+ * DOWN; DOWN, with each port's and connection's state, as soon as one is not (cable pulled,
+ * subnet manager gone, {@code FabricControl.setPortState}, a peer that stays unreachable). A
+ * connection that is CONNECTING (a reconnection under way) does not take health down.
  */
 public class RdmaHealthIndicator extends AbstractHealthIndicator {
 
     private final RdmaFabric fabric;
+    private final RdmaConnections connections;
 
-    public RdmaHealthIndicator(RdmaFabric fabric) {
+    public RdmaHealthIndicator(RdmaFabric fabric, RdmaConnections connections) {
         super("RDMA health check failed");
         this.fabric = fabric;
+        this.connections = connections;
     }
 
     @Override
@@ -36,7 +42,17 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
             }
             devices.put(device.name(), ports);
         }
+        Map<String, String> outbound = new LinkedHashMap<>();
+        for (RdmaConnections.OutboundStatus connection : connections.outbound()) {
+            outbound.put(connection.name(), connection.state().name());
+            up &= connection.state() != ConnectionState.DOWN;
+        }
+        Map<String, Object> listeners = new LinkedHashMap<>();
+        for (RdmaConnections.ListenerStatus listener : connections.listeners()) {
+            listeners.put(listener.name(), Map.of("address", String.valueOf(listener.boundAddress()),
+                    "peers", listener.peers().size()));
+        }
         (up ? builder.up() : builder.down()).withDetail("provider", fabric.verbs().providerName())
-                .withDetail("devices", devices);
+                .withDetail("devices", devices).withDetail("connections", outbound).withDetail("listeners", listeners);
     }
 }

@@ -2,7 +2,10 @@ package io.rdma.boot.autoconfigure.listener;
 
 import io.rdma.boot.autoconfigure.completion.CompletionPollers;
 import io.rdma.boot.autoconfigure.completion.CompletionRouter;
-import io.rdma.boot.autoconfigure.connection.InJvmConnectionManager;
+import io.rdma.boot.autoconfigure.connection.ConnectedQueuePair;
+import io.rdma.boot.autoconfigure.connection.ConnectionObserver;
+import io.rdma.boot.autoconfigure.connection.RdmaConnections;
+import io.rdma.boot.autoconfigure.fabric.ConnectionPlan;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
@@ -26,27 +29,31 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds {@link RdmaListener} methods on beans and, once the connections are up, fills each
- * listened queue pair's receive queue ({@link ReceiveContainer}). The fabric is looked up
- * lazily: a post-processor is created before ordinary beans, the fabric among them.
+ * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
+ * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
+ * connection brings up, else each time its connection comes up; for a listener with a queue
+ * pair template, on the queue pair of every peer it accepts. The fabric is looked up lazily: a
+ * post-processor is created before ordinary beans, the fabric among them.
  */
 public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLifecycle {
 
-    private record Listener(String queuePair, Object bean, Method method) {
+    private record Listener(String queuePair, String connectionListener, Object bean, Method method) {
     }
 
     private final ObjectProvider<RdmaFabric> fabric;
     private final ObjectProvider<CompletionRouter> router;
     private final ObjectProvider<RdmaTemplate> template;
+    private final ObjectProvider<RdmaConnections> connections;
     private final List<Listener> listeners = new ArrayList<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private volatile boolean running;
 
     public RdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric, ObjectProvider<CompletionRouter> router,
-                                 ObjectProvider<RdmaTemplate> template) {
+                                 ObjectProvider<RdmaTemplate> template, ObjectProvider<RdmaConnections> connections) {
         this.fabric = fabric;
         this.router = router;
         this.template = template;
+        this.connections = connections;
     }
 
     @Override
@@ -54,28 +61,62 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
         Class<?> type = AopUtils.getTargetClass(bean);
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
-                .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(), bean, method)));
+                .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
+                        annotation.connectionListener(), bean, method)));
         return bean;
     }
 
     @Override
     public void start() {
         RdmaFabric rdma = fabric.getObject();
+        RdmaConnections declared = connections.getObject();
         for (Listener listener : listeners) {
+            if (listener.queuePair().isEmpty() == listener.connectionListener().isEmpty()) {
+                throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name either a"
+                        + " queuePair or a connectionListener");
+            }
+            Function<ReceivedMessage, byte[]> handler = invoker(listener);
+            if (!listener.connectionListener().isEmpty()) {
+                declared.observe(listener.connectionListener(), peerReceiver(rdma, declared, listener, handler));
+                continue;
+            }
             QueuePair qp = rdma.resource(listener.queuePair()).filter(m -> m.resource() instanceof QueuePair)
                     .map(m -> (QueuePair) m.resource()).orElseThrow(() -> new IllegalStateException(
                             "@RdmaListener on " + listener.method() + " names queue pair '" + listener.queuePair()
                                     + "', which is not declared under rdma.devices"));
-            String pool = rdma.queuePairAddress(listener.queuePair()).memoryPool();
-            if (pool == null) {
-                throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '"
-                        + listener.queuePair() + "' has no memory pool to receive into; set its memory-pool property");
+            ReceiveContainer container = new ReceiveContainer(listener.queuePair(), qp,
+                    pool(rdma, listener, listener.queuePair()), 1, handler, template.getObject(), executor,
+                    router.getObject());
+            if (declared.bringsUp(listener.queuePair())) {
+                declared.observe(listener.queuePair(), container);
+            } else {
+                container.start();
             }
-            new ReceiveContainer(listener.queuePair(), qp, (MemoryPool) rdma.resource(pool).orElseThrow().resource(),
-                    invoker(listener), template.getObject(), executor, router.getObject(),
-                    InJvmConnectionManager.shared()).start();
         }
         running = true;
+    }
+
+    /** For each peer the listener accepts, a container on the peer's queue pair, sharing the template's pool. */
+    private ConnectionObserver peerReceiver(RdmaFabric rdma, RdmaConnections declared, Listener listener,
+                                            Function<ReceivedMessage, byte[]> handler) {
+        ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
+                .filter(candidate -> candidate.name().equals(listener.connectionListener())
+                        && candidate.queuePairTemplate() != null)
+                .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
+                        + " names connection listener '" + listener.connectionListener() + "', which is not declared"
+                        + " under rdma.connections.listeners with a queue-pair-template"));
+        MemoryPool pool = pool(rdma, listener, plan.queuePairTemplate());
+        return (ConnectedQueuePair peer) -> new ReceiveContainer(peer.name(), peer.queuePair(), pool,
+                plan.maxConnections(), handler, template.getObject(), executor, router.getObject()).start();
+    }
+
+    private static MemoryPool pool(RdmaFabric rdma, Listener listener, String queuePair) {
+        String pool = rdma.queuePairAddress(queuePair).memoryPool();
+        if (pool == null) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '" + queuePair
+                    + "' has no memory pool to receive into; set its memory-pool property");
+        }
+        return (MemoryPool) rdma.resource(pool).orElseThrow().resource();
     }
 
     private static Function<ReceivedMessage, byte[]> invoker(Listener listener) {

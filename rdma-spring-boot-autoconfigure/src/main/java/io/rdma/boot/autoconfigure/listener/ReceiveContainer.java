@@ -1,7 +1,8 @@
 package io.rdma.boot.autoconfigure.listener;
 
 import io.rdma.boot.autoconfigure.completion.CompletionRouter;
-import io.rdma.boot.autoconfigure.connection.InJvmConnectionManager;
+import io.rdma.boot.autoconfigure.connection.ConnectedQueuePair;
+import io.rdma.boot.autoconfigure.connection.ConnectionObserver;
 import io.rdma.boot.autoconfigure.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
@@ -20,9 +21,10 @@ import org.apache.commons.logging.LogFactory;
  * Keeps one queue pair's receive queue filled and hands each received message to its handler:
  * receives are posted with the pool buffer's index as wr_id; a completion copies the payload
  * out, posts the same buffer again at once (so the queue never runs dry while a handler runs)
- * and runs the handler on a virtual thread. Flushed receives return their buffers.
+ * and runs the handler on a virtual thread. Flushed receives return their buffers. As the
+ * observer of a declared connection it fills the queue each time the connection comes up.
  */
-final class ReceiveContainer {
+final class ReceiveContainer implements ConnectionObserver {
 
     private static final Log logger = LogFactory.getLog(ReceiveContainer.class);
 
@@ -35,25 +37,31 @@ final class ReceiveContainer {
     private final ExecutorService executor;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest();
 
-    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, Function<ReceivedMessage, byte[]> handler,
-                     RdmaTemplate template, ExecutorService executor, CompletionRouter router,
-                     InJvmConnectionManager connections) {
+    /**
+     * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
+     * peers of a template listener), so each takes its share.
+     */
+    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers,
+                     Function<ReceivedMessage, byte[]> handler, RdmaTemplate template, ExecutorService executor,
+                     CompletionRouter router) {
         this.name = name;
         this.qp = qp;
         this.pool = pool;
         // Half the pool at most, so the template can still lease buffers for sends on the same pool.
-        this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / 2));
+        this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / (2 * poolSharers)));
         this.handler = handler;
         this.template = template;
         this.executor = executor;
         router.routeReceives(qp, this::received);
-        connections.onConnected(qp, this::start);
     }
 
-    /**
-     * Fills the receive queue; the QP must be past RESET (connected, or at least INIT). Runs
-     * again after each reconnection, whose flush has returned the buffers posted before.
-     */
+    /** The connection's reset emptied the receive queue, and its flush returned the buffers: fill it again. */
+    @Override
+    public void connected(ConnectedQueuePair connection) {
+        start();
+    }
+
+    /** Fills the receive queue; the QP must be past RESET (connected, or at least INIT). */
     void start() {
         for (int i = 0; i < depth; i++) {
             post(pool.lease());

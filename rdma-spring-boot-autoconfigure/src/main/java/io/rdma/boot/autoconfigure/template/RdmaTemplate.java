@@ -64,6 +64,19 @@ public class RdmaTemplate {
         return on(queuePair).atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0);
     }
 
+    /**
+     * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
+     * accepted peer), usable under {@code name} with buffers from {@code pool}.
+     */
+    public void bind(String name, QueuePair qp, MemoryPool pool) {
+        operations.put(name, new QueuePairOperations(name, qp, pool, router));
+    }
+
+    /** Forgets a queue pair bound with {@link #bind} before it is closed. */
+    public void unbind(String name) {
+        operations.remove(name);
+    }
+
     private QueuePairOperations on(String queuePair) {
         return operations.computeIfAbsent(queuePair, name -> {
             QueuePair qp = fabric.resource(name).filter(managed -> managed.resource() instanceof QueuePair)

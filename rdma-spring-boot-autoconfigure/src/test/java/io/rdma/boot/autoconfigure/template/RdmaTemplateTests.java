@@ -9,12 +9,10 @@ import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.RemoteBuffer;
-import io.rdma.verbs.api.Verbs;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** The programming model end to end: declared connections, the template, and {@code @RdmaListener} methods. */
 class RdmaTemplateTests {
@@ -71,25 +68,6 @@ class RdmaTemplateTests {
         });
     }
 
-    @Test
-    void aFailedQueuePairIsConnectedAgain() {
-        FabricRunner.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
-            QueuePair client = context.getBean("client", QueuePair.class);
-            context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
-            await().atMost(Duration.ofSeconds(5)).until(() -> client.state() == QueuePairState.RTS);
-            context.getBean(RdmaTemplate.class).send("client", "again".getBytes(StandardCharsets.UTF_8), 3)
-                    .get(5, TimeUnit.SECONDS);
-        });
-    }
-
-    @Test
-    void aConnectionWithoutListenerFailsTheStartAfterItsRetries() {
-        FabricRunner.runner("connected").withPropertyValues("rdma.connections.echo-client.port=7472",
-                "rdma.connections.echo-client.timeout=50ms", "rdma.connections.echo-client.retries=1").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("7472");
-        });
-    }
 
     static final class Replies {
         final BlockingQueue<ReceivedMessage> messages = new LinkedBlockingQueue<>();
@@ -101,7 +79,7 @@ class RdmaTemplateTests {
     }
 
     static final class Echo {
-        @RdmaListener(queuePair = "server")
+        @RdmaListener(connectionListener = "echo")
         byte[] echo(byte[] request) {
             return new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8);
         }

@@ -1,0 +1,295 @@
+package io.rdma.boot.autoconfigure.connection;
+
+import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
+import io.rdma.boot.autoconfigure.listener.RdmaListener;
+import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
+import io.rdma.boot.autoconfigure.template.RdmaTemplate;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.Verbs;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Declared listeners and outbound connections on the simulated fabric's connection manager. */
+class RdmaConnectionsTests {
+
+    @Test
+    void aListenerAcceptsEveryPeerOnAQueuePairOfItsOwnAndRepliesToEach() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("three-clients").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(ThreeClientsConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    assertThat(connections.outbound()).extracting(RdmaConnections.OutboundStatus::state)
+                            .containsOnly(ConnectionState.UP);
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 3);
+                    RdmaConnections.ListenerStatus listener = connections.listeners().getFirst();
+                    assertThat(listener.boundAddress()).endsWith(":7480");
+                    assertThat(listener.backlog()).isEqualTo(3);
+                    assertThat(listener.peers()).extracting(RdmaConnections.PeerStatus::name)
+                            .containsExactlyInAnyOrder("rpc#1", "rpc#2", "rpc#3");
+                    assertThat(listener.peers()).extracting(RdmaConnections.PeerStatus::qpNumber).doesNotHaveDuplicates();
+                    assertThat(listener.peers()).extracting(RdmaConnections.PeerStatus::qpState).containsOnly("RTS");
+
+                    RdmaTemplate template = context.getBean(RdmaTemplate.class);
+                    Replies replies = context.getBean(Replies.class);
+                    for (String client : List.of("client1", "client2", "client3")) {
+                        template.send(client, ("from " + client).getBytes(StandardCharsets.UTF_8))
+                                .get(5, TimeUnit.SECONDS);
+                    }
+                    for (String client : List.of("client1", "client2", "client3")) {
+                        ReceivedMessage reply = replies.of(client).poll(5, TimeUnit.SECONDS);
+                        assertThat(reply).as("reply to " + client).isNotNull();
+                        assertThat(new String(reply.payload(), StandardCharsets.UTF_8))
+                                .isEqualTo("FROM " + client.toUpperCase());
+                    }
+                });
+        Map<ResourceKind, Long> live = recorder.verbs().liveObjects();
+        assertThat(live).containsKeys(ResourceKind.CONNECTION, ResourceKind.CONNECTION_LISTENER);
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void portZeroListensOnAChosenPortThatIsShown() {
+        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.spare.port=0",
+                "rdma.connections.listeners.spare.queue-pair-template=echo-peer",
+                "rdma.connections.listeners.spare.max-connections=1",
+                "rdma.connections.listeners.echo.max-connections=3").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    int chosen = connections.boundAddress("spare").orElseThrow().getPort();
+                    assertThat(chosen).isPositive();
+                    assertThat(connections.listeners()).filteredOn(listener -> listener.name().equals("spare"))
+                            .singleElement().satisfies(spare -> assertThat(spare.boundAddress()).endsWith(":" + chosen));
+                });
+    }
+
+    @Test
+    void aFailedClientQueuePairIsResetAndConnectedAgain() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    QueuePair client = context.getBean("client", QueuePair.class);
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    RdmaHealthIndicator health = new RdmaHealthIndicator(context.getBean(RdmaFabric.class),
+                            connections);
+                    assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
+
+                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
+
+                    await().atMost(Duration.ofSeconds(10)).until(() ->
+                            connections.outbound().getFirst().state() == ConnectionState.UP
+                                    && connections.outbound().getFirst().attempts() == 2);
+                    assertThat(client.state()).isEqualTo(QueuePairState.RTS);
+                    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.health(true).getDetails()).containsEntry("connections",
+                            Map.of("echo-client", "UP"));
+                    context.getBean(RdmaTemplate.class).send("client", "again".getBytes(StandardCharsets.UTF_8), 3)
+                            .get(5, TimeUnit.SECONDS);
+                    ReceivedMessage reply = context.getBean(Replies.class).of("client").poll(5, TimeUnit.SECONDS);
+                    assertThat(reply).isNotNull();
+                    assertThat(new String(reply.payload(), StandardCharsets.UTF_8)).isEqualTo("AGAIN");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void aRefusedConnectionFailsTheStartAfterItsRetriesNamingPropertyVerbAndErrno() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withPropertyValues("rdma.connections.outbound.echo-client.port=7999",
+                        "rdma.connections.outbound.echo-client.timeout=100ms",
+                        "rdma.connections.outbound.echo-client.retries=2",
+                        "rdma.connections.outbound.echo-client.backoff.initial=10ms").run(context -> {
+                    assertThat(context).hasFailed();
+                    RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
+                            RdmaConnectionException.class);
+                    assertThat(failure.property()).isEqualTo("rdma.connections.outbound.echo-client.host");
+                    assertThat(failure.attempts()).isEqualTo(3);
+                    assertThat(failure.verbsFailure()).hasValueSatisfying(verbs -> {
+                        assertThat(verbs.verb()).isEqualTo("rdma_connect");
+                        assertThat(verbs.errno()).isEqualTo(Errno.ECONNREFUSED);
+                    });
+                    FailureAnalysis analysis = new RdmaConnectionFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("'echo-client'")
+                            .contains("rdma.connections.outbound.echo-client.host").contains("127.0.0.1:7999")
+                            .contains("Attempts: 3").contains("rdma_connect").contains("ECONNREFUSED");
+                    assertThat(analysis.getAction()).contains("Start the listener")
+                            .contains("rdma.connections.outbound.echo-client.host");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void listeningOnAPortAlreadyListenedOnNamesThePort() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withPropertyValues("rdma.connections.listeners.again.port=7471",
+                        "rdma.connections.listeners.again.queue-pair-template=echo-peer",
+                        "rdma.connections.listeners.again.max-connections=1").run(context -> {
+                    RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
+                            RdmaConnectionException.class);
+                    // whichever of the two binds second is refused
+                    assertThat(failure.property()).isIn("rdma.connections.listeners.again.port",
+                            "rdma.connections.listeners.echo.port");
+                    assertThat(failure.verbsFailure().orElseThrow().errno()).isEqualTo(Errno.EADDRINUSE);
+                    assertThat(new RdmaConnectionFailureAnalyzer().analyze(failure).getAction())
+                            .contains("Choose another port");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void aListenerNamesEitherAQueuePairOrATemplate() {
+        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.echo.queue-pair=client")
+                .run(context -> assertThat(FabricRunner.cause(context.getStartupFailure(),
+                        InvalidRdmaConfigurationException.class).property())
+                        .isEqualTo("rdma.connections.listeners.echo"));
+    }
+
+    @Test
+    void templatePeersCountAgainstTheirCompletionQueue() {
+        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.echo.max-connections=8")
+                .run(context -> {
+                    InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
+                            InvalidRdmaConfigurationException.class);
+                    assertThat(failure.property()).isEqualTo("rdma.devices.sim0.completion-queues.cq0.entries");
+                    assertThat(failure.problem()).contains("8 x echo-peer").contains("288");
+                });
+    }
+
+    @Test
+    void onlyConnectedQueuePairTypesConnect() {
+        FabricRunner.runner("connected").withPropertyValues(
+                "rdma.devices.sim0.protection-domains.pd0.queue-pairs.client.type=ud").run(context -> {
+                    InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
+                            InvalidRdmaConfigurationException.class);
+                    assertThat(failure.property()).isEqualTo("rdma.connections.outbound.echo-client.queue-pair");
+                    assertThat(failure.problem()).contains("UD");
+                });
+    }
+
+    /** Collects replies per client queue pair. */
+    static final class Replies {
+
+        private final Map<String, BlockingQueue<ReceivedMessage>> messages = new ConcurrentHashMap<>();
+
+        BlockingQueue<ReceivedMessage> of(String queuePair) {
+            return messages.computeIfAbsent(queuePair, key -> new LinkedBlockingQueue<>());
+        }
+    }
+
+    static final class ClientReplies {
+
+        private final Replies replies;
+
+        ClientReplies(Replies replies) {
+            this.replies = replies;
+        }
+
+        @RdmaListener(queuePair = "client")
+        void client(ReceivedMessage message) {
+            replies.of(message.queuePair()).add(message);
+        }
+    }
+
+    static final class ThreeReplies {
+
+        private final Replies replies;
+
+        ThreeReplies(Replies replies) {
+            this.replies = replies;
+        }
+
+        @RdmaListener(queuePair = "client1")
+        void first(ReceivedMessage message) {
+            replies.of(message.queuePair()).add(message);
+        }
+
+        @RdmaListener(queuePair = "client2")
+        void second(ReceivedMessage message) {
+            replies.of(message.queuePair()).add(message);
+        }
+
+        @RdmaListener(queuePair = "client3")
+        void third(ReceivedMessage message) {
+            replies.of(message.queuePair()).add(message);
+        }
+    }
+
+    static final class EchoServer {
+        @RdmaListener(connectionListener = "echo")
+        byte[] echo(byte[] request) {
+            return new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    static final class RpcServer {
+        @RdmaListener(connectionListener = "rpc")
+        byte[] echo(byte[] request) {
+            return new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EchoConfiguration {
+
+        @Bean
+        EchoServer echoServer() {
+            return new EchoServer();
+        }
+
+        @Bean
+        Replies replies() {
+            return new Replies();
+        }
+
+        @Bean
+        ClientReplies clientReplies(Replies replies) {
+            return new ClientReplies(replies);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ThreeClientsConfiguration {
+
+        @Bean
+        RpcServer rpcServer() {
+            return new RpcServer();
+        }
+
+        @Bean
+        Replies replies() {
+            return new Replies();
+        }
+
+        @Bean
+        ThreeReplies threeReplies(Replies replies) {
+            return new ThreeReplies(replies);
+        }
+    }
+}
