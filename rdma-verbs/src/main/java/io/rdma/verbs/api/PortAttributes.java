@@ -24,30 +24,4 @@ public record PortAttributes(
     public boolean isActive() {
         return state == PortState.ACTIVE;
     }
-
-    /** Lane count from the {@code active_width} encoding. */
-    public int laneCount() {
-        return switch (activeWidth) {
-            case 1 -> 1;
-            case 2 -> 4;
-            case 4 -> 8;
-            case 8 -> 12;
-            case 16 -> 2;
-            default -> 0;
-        };
-    }
-
-    /** Per-lane signalling rate in Gb/s from the {@code active_speed} encoding. */
-    public double laneGbps() {
-        return switch (activeSpeed) {
-            case 1 -> 2.5;
-            case 2 -> 5.0;
-            case 4, 8 -> 10.0;
-            case 16 -> 14.0;
-            case 32 -> 25.0;
-            case 64 -> 50.0;
-            case 128 -> 100.0;
-            default -> 0.0;
-        };
-    }
 }

@@ -7,9 +7,4 @@ public enum QueuePairState {
     public static QueuePairState of(int value) {
         return values()[value];
     }
-
-    /** Whether {@code ibv_post_recv} is allowed: from INIT on, never in RESET. */
-    public boolean acceptsReceives() {
-        return this != RESET;
-    }
 }

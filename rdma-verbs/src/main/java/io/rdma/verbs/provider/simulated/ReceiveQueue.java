@@ -97,10 +97,6 @@ final class ReceiveQueue {
         return count == 0;
     }
 
-    int size() {
-        return count;
-    }
-
     long headWrId() {
         return slots[head * stride];
     }
