@@ -4,6 +4,7 @@ import io.rdma.verbs.spi.ConnectionManagerHandle;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * An established connection of one QP through the connection manager. It depends on its QP,
@@ -34,6 +35,16 @@ public final class Connection extends VerbsResource {
 
     public InetSocketAddress remoteAddress() {
         return handle.remoteAddress();
+    }
+
+    /**
+     * Calls {@code listener} once when the peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}),
+     * on the provider's event thread: the moment to close this connection and reconnect or let
+     * the peer go, rather than wait for the next send to fail.
+     */
+    public void onPeerDisconnect(Consumer<Connection> listener) {
+        ensureOpen();
+        handle.onPeerDisconnect(() -> listener.accept(this));
     }
 
     @Override

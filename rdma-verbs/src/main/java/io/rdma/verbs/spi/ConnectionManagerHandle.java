@@ -47,6 +47,12 @@ public interface ConnectionManagerHandle {
 
         InetSocketAddress remoteAddress();
 
+        /**
+         * Runs {@code action} once, on the provider's event thread, when the peer disconnects
+         * ({@code RDMA_CM_EVENT_DISCONNECTED}); at once if it already has.
+         */
+        void onPeerDisconnect(Runnable action);
+
         /** {@code rdma_disconnect} and {@code rdma_destroy_id}; the QP is the caller's to move to ERR. */
         void disconnect();
     }

@@ -22,6 +22,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -108,6 +109,27 @@ class ConnectionManagerTest {
         assertThat(serverSide.isClosed()).isFalse();
         assertThat(listener.isClosed()).isFalse();
         // the fixture's context close takes the listener and the server side with it; afterEach checks the census
+    }
+
+    @Test
+    void thePeerHearsOfADisconnect() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Optional<Connection>> accepted = server.submit(() ->
+                    listener.accept(serverQp, new byte[0], LoopbackFabric.WAIT));
+            Connection client = cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()),
+                    clientQp, new byte[0], LoopbackFabric.WAIT);
+            Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow();
+            CompletableFuture<Connection> heard = new CompletableFuture<>();
+            serverSide.onPeerDisconnect(heard::complete);
+
+            client.close();
+
+            assertThat(heard.get(20, TimeUnit.SECONDS)).isSameAs(serverSide);
+            serverSide.close();
+        }
     }
 
     @Test

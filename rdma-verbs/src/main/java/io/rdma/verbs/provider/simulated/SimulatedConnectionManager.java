@@ -118,8 +118,10 @@ final class SimulatedConnectionManager {
             reply.established.completeExceptionally(e);
             throw e;
         }
+        Connection clientSide = new Connection(fabric, reply.privateData, remote);
+        clientSide.pairWith(reply.serverSide);
         reply.established.complete(null);
-        return new Connection(fabric.census(), reply.privateData, remote);
+        return clientSide;
     }
 
     private Listener find(int portNumber, InetAddress ip, SimulatedPort target) {
@@ -192,7 +194,7 @@ final class SimulatedConnectionManager {
     }
 
     private record Reply(SimulatedQp serverQp, SimulatedPort serverPort, int psn, byte[] privateData,
-                         CompletableFuture<Void> established) {
+                         Connection serverSide, CompletableFuture<Void> established) {
     }
 
     /** A listening id: requests wait in a queue as long as the backlog. */
@@ -230,19 +232,22 @@ final class SimulatedConnectionManager {
                 }
                 int psn = ThreadLocalRandom.current().nextInt(1 << 24);
                 walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn);
-                Reply reply = new Reply(qp, port, psn, privateData, new CompletableFuture<>());
+                Connection serverSide = new Connection(fabric, request.privateData, request.clientAddress);
+                Reply reply = new Reply(qp, port, psn, privateData, serverSide, new CompletableFuture<>());
                 if (!request.reply.complete(reply)) {
+                    serverSide.disconnect();
                     qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
                     continue;
                 }
                 try {
                     reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (ExecutionException | TimeoutException | CancellationException e) {
+                    serverSide.disconnect();
                     qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
                     throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
                             + request.clientAddress + " did not establish the connection", "retry the accept");
                 }
-                return new Connection(fabric.census(), request.privateData, request.clientAddress);
+                return serverSide;
             }
         }
 
@@ -259,18 +264,34 @@ final class SimulatedConnectionManager {
         }
     }
 
-    /** An established connection: what the peer sent, and where it is. */
+    /**
+     * One end of an established connection: what the peer sent, where it is, and the other
+     * end, which hears of this end's disconnect as {@code RDMA_CM_EVENT_DISCONNECTED}.
+     */
     private static final class Connection implements ConnectionHandle {
 
-        private final Census census;
+        private final SimulatedFabric fabric;
         private final byte[] peerPrivateData;
         private final InetSocketAddress remoteAddress;
+        private final List<Runnable> peerDisconnectActions = new ArrayList<>();
+        private Connection peer;
+        private boolean peerGone;
+        private boolean disconnected;
 
-        Connection(Census census, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
-            this.census = census;
+        Connection(SimulatedFabric fabric, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
+            this.fabric = fabric;
             this.peerPrivateData = peerPrivateData;
             this.remoteAddress = remoteAddress;
-            census.created(ResourceKind.CONNECTION);
+            fabric.census().created(ResourceKind.CONNECTION);
+        }
+
+        void pairWith(Connection other) {
+            synchronized (this) {
+                peer = other;
+            }
+            synchronized (other) {
+                other.peer = this;
+            }
         }
 
         @Override
@@ -283,10 +304,40 @@ final class SimulatedConnectionManager {
             return remoteAddress;
         }
 
-        /** The QPs carry the connection's state; the id is all there is to release. */
+        @Override
+        public synchronized void onPeerDisconnect(Runnable action) {
+            if (peerGone) {
+                fabric.defer(action);
+            } else {
+                peerDisconnectActions.add(action);
+            }
+        }
+
+        private void peerDisconnected() {
+            List<Runnable> actions;
+            synchronized (this) {
+                peerGone = true;
+                actions = List.copyOf(peerDisconnectActions);
+                peerDisconnectActions.clear();
+            }
+            actions.forEach(fabric::defer);
+        }
+
+        /** Releases the id and tells the peer, as {@code rdma_disconnect} does over the wire. */
         @Override
         public void disconnect() {
-            census.destroyed(ResourceKind.CONNECTION);
+            Connection other;
+            synchronized (this) {
+                if (disconnected) {
+                    return;
+                }
+                disconnected = true;
+                other = peer;
+            }
+            fabric.census().destroyed(ResourceKind.CONNECTION);
+            if (other != null) {
+                other.peerDisconnected();
+            }
         }
     }
 }
