@@ -24,7 +24,8 @@ final class Libc {
     static final int EINTR = 4;
     static final int EAGAIN = 11;
 
-    private static final StructLayout POLLFD = MemoryLayout.structLayout(
+    /** {@code struct pollfd}. */
+    static final StructLayout POLLFD = MemoryLayout.structLayout(
             ValueLayout.JAVA_INT.withName("fd"), ValueLayout.JAVA_SHORT.withName("events"),
             ValueLayout.JAVA_SHORT.withName("revents"));
 
