@@ -315,6 +315,15 @@ final class NativeQp implements QpHandle {
 
     @Override
     public void attachCompletionCounter(CompCounterHandle counter, int opMask) {
+        switch (counter) {
+            case HardwareCompletionCounter hardware -> hardware.attachTo(qp, opMask, describe());
+            case SoftwareCompletionCounter software -> attachSoftware(software, opMask);
+            default -> throw new IllegalArgumentException("not a native completion counter: " + counter);
+        }
+    }
+
+    /** The man page's attach rules, checked here because no device does it for a software counter. */
+    private void attachSoftware(SoftwareCompletionCounter counter, int opMask) {
         String verb = "ibv_qp_attach_comp_cntr";
         int unsupported = opMask & ~CompletionCounterOp.mask(CompletionCounters.SOFTWARE_OPS);
         if (unsupported != 0) {
@@ -335,11 +344,10 @@ final class NativeQp implements QpHandle {
                             + CompletionCounterOp.fromMask(attachment.mask & opMask), null);
                 }
             }
-            SoftwareCompletionCounter software = (SoftwareCompletionCounter) counter;
             Attachment[] grown = Arrays.copyOf(attachments, attachments.length + 1);
-            grown[grown.length - 1] = new Attachment(software, opMask);
+            grown[grown.length - 1] = new Attachment(counter, opMask);
             attachments = grown;
-            software.attached();
+            counter.attached();
         }
     }
 
