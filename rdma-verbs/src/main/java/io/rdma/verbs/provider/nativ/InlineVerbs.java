@@ -55,6 +55,8 @@ final class InlineVerbs {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
     private static final CheckedCall QUERY_DEVICE = CheckedCall.bind("ibv_query_device",
             rdma_h.ibv_query_device$address(), rdma_h.ibv_query_device$descriptor());
+    private static final CheckedCall CREATE_CQ_EX = CheckedCall.bindPointer("ibv_create_cq_ex",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     private static final CheckedCall CREATE_FLOW = CheckedCall.bindPointer("ibv_create_flow",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     private static final CheckedCall DESTROY_FLOW = CheckedCall.bindPointer("ibv_destroy_flow",
@@ -185,6 +187,11 @@ final class InlineVerbs {
         }
         attrEx.fill((byte) 0);
         QUERY_DEVICE.status(null, context, ibv_device_attr_ex.orig_attr(attrEx));
+    }
+
+    /** {@code ibv_create_cq_ex}. */
+    MemorySegment createCqEx(MemorySegment initAttr, String detail) {
+        return CREATE_CQ_EX.pointer(detail, requireOp("create_cq_ex", "ibv_create_cq_ex", detail), context, initAttr);
     }
 
     /** {@code ibv_create_flow}. */

@@ -9,10 +9,11 @@ import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.nativ.generated.ibv_comp_channel;
 import io.rdma.verbs.provider.nativ.generated.ibv_context;
 import io.rdma.verbs.provider.nativ.generated.ibv_cq;
+import io.rdma.verbs.provider.nativ.generated.ibv_cq_ex;
+import io.rdma.verbs.provider.nativ.generated.ibv_cq_init_attr_ex;
 import io.rdma.verbs.provider.nativ.generated.ibv_device_attr;
 import io.rdma.verbs.provider.nativ.generated.ibv_device_attr_ex;
 import io.rdma.verbs.provider.nativ.generated.ibv_gid;
@@ -133,8 +134,8 @@ final class NativeContext implements ContextHandle {
                     // ibv_query_device has no inline limit; each QP reports what it was granted
                     0,
                     Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(attr)),
-                    // completion timestamps need ibv_cq_ex polling, which this provider does not do yet
-                    false,
+                    ibv_device_attr_ex.completion_timestamp_mask(attrEx) != 0
+                            && verbs.extendedOp("create_cq_ex").address() != 0,
                     completionCounters.maxCounters(),
                     completionCounters.maxValue(),
                     completionCounters.supportedOps(),
@@ -192,17 +193,24 @@ final class NativeContext implements ContextHandle {
     @Override
     public CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector,
                                           boolean timestamps) {
-        if (timestamps) {
-            throw new VerbsException("ibv_create_cq_ex", io.rdma.verbs.api.Errno.EOPNOTSUPP,
-                    "completion timestamps on " + deviceName + " need ibv_cq_ex polling, which the native provider "
-                            + "does not offer (DeviceAttributes.completionTimestamps() is false)",
-                    "create the CQ without timestamps");
-        }
         MemorySegment channelSegment = channel == null ? MemorySegment.NULL : ((NativeChannel) channel).segment();
-        MemorySegment cq = CREATE_CQ.pointer(entries + " entries, completion vector " + completionVector,
-                context, entries, MemorySegment.NULL, channelSegment, completionVector)
-                .reinterpret(ibv_cq.sizeof());
-        return new NativeCq(this, cq);
+        String detail = entries + " entries, completion vector " + completionVector;
+        if (!timestamps) {
+            MemorySegment cq = CREATE_CQ.pointer(detail, context, entries, MemorySegment.NULL, channelSegment,
+                    completionVector).reinterpret(ibv_cq.sizeof());
+            return new NativeCq(this, cq, false);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_cq_init_attr_ex.allocate(arena);
+            ibv_cq_init_attr_ex.cqe(attr, entries);
+            ibv_cq_init_attr_ex.channel(attr, channelSegment);
+            ibv_cq_init_attr_ex.comp_vector(attr, completionVector);
+            ibv_cq_init_attr_ex.wc_flags(attr, rdma_h.IBV_WC_STANDARD_FLAGS()
+                    | rdma_h.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP());
+            MemorySegment cq = verbs.createCqEx(attr, detail + ", with completion timestamps")
+                    .reinterpret(ibv_cq_ex.sizeof());
+            return new NativeCq(this, cq, true);
+        }
     }
 
     @Override

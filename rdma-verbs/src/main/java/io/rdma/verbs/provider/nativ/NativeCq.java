@@ -8,6 +8,7 @@ import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.nativ.generated.ibv_cq;
+import io.rdma.verbs.provider.nativ.generated.ibv_cq_ex;
 import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.CqHandle;
 
@@ -60,15 +61,19 @@ final class NativeCq implements CqHandle {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment completions;
     private final int pollLimit;
+    /** Set for a CQ created with completion timestamps ({@code ibv_cq_ex}); null for a plain {@code ibv_cq}. */
+    private final ExtendedCompletionPoller extended;
     /** QPs whose send or receive completions land here; copy-on-write, read on every poll. */
     private volatile NativeQp[] users = new NativeQp[0];
 
-    NativeCq(NativeContext context, MemorySegment cq) {
+    /** A plain CQ, or with {@code extended} an {@code ibv_cq_ex} (which starts with an {@code ibv_cq}). */
+    NativeCq(NativeContext context, MemorySegment cq, boolean extended) {
         this.context = context;
         this.cq = cq;
         this.capacity = ibv_cq.cqe(cq);
         this.pollLimit = Math.max(1, Math.min(capacity, MAX_POLL));
-        this.completions = arena.allocate(WC_SIZE * pollLimit, 8);
+        this.completions = extended ? null : arena.allocate(WC_SIZE * pollLimit, 8);
+        this.extended = extended ? new ExtendedCompletionPoller(cq.reinterpret(ibv_cq_ex.sizeof()), arena) : null;
         context.register(cq, this);
         context.census().created(ResourceKind.COMPLETION_QUEUE);
     }
@@ -82,8 +87,15 @@ final class NativeCq implements CqHandle {
         return capacity;
     }
 
+    String deviceName() {
+        return context.deviceName();
+    }
+
     @Override
     public int poll(CompletionBatch batch, int max) {
+        if (extended != null) {
+            return extended.poll(this, batch, max);
+        }
         int filled = 0;
         while (filled < max) {
             int want = Math.min(max - filled, pollLimit);
@@ -105,10 +117,23 @@ final class NativeCq implements CqHandle {
     }
 
     private void fill(CompletionBatch batch, int slot, long at) {
-        long wrId = completions.get(JAVA_LONG, at + WC_WR_ID);
-        CompletionStatus status = CompletionStatus.of(completions.get(JAVA_INT, at + WC_STATUS));
-        int rawOpcode = completions.get(JAVA_INT, at + WC_OPCODE);
-        int qpNumber = completions.get(JAVA_INT, at + WC_QP_NUM);
+        record(batch, slot, completions.get(JAVA_LONG, at + WC_WR_ID), completions.get(JAVA_INT, at + WC_STATUS),
+                completions.get(JAVA_INT, at + WC_OPCODE), completions.get(JAVA_INT, at + WC_VENDOR_ERR),
+                completions.get(JAVA_INT, at + WC_BYTE_LEN), completions.get(JAVA_INT, at + WC_IMM_DATA),
+                completions.get(JAVA_INT, at + WC_QP_NUM), completions.get(JAVA_INT, at + WC_SRC_QP),
+                completions.get(JAVA_INT, at + WC_FLAGS), completions.get(JAVA_SHORT, at + WC_PKEY_INDEX),
+                completions.get(JAVA_SHORT, at + WC_SLID), completions.get(JAVA_BYTE, at + WC_SL), -1);
+    }
+
+    /**
+     * Puts one completion, as the device reported it, into slot {@code slot}, after showing it
+     * to its QP. {@code immData} is as on the wire (big-endian); {@code timestamp} is -1 when
+     * the CQ has none.
+     */
+    void record(CompletionBatch batch, int slot, long wrId, int rawStatus, int rawOpcode, int vendorError,
+                int byteLength, int immData, int qpNumber, int sourceQp, int flags, int pkeyIndex, int sourceLid,
+                byte serviceLevel, long timestamp) {
+        CompletionStatus status = CompletionStatus.of(rawStatus);
         NativeQp qp = user(qpNumber);
         CompletionOpcode opcode;
         if (status.isSuccess()) {
@@ -135,18 +160,10 @@ final class NativeCq implements CqHandle {
                 }
             }
         }
-        batch.slot(slot).set(wrId, status, opcode,
-                completions.get(JAVA_INT, at + WC_VENDOR_ERR),
-                completions.get(JAVA_INT, at + WC_BYTE_LEN),
-                // imm_data is big-endian on the wire; the API speaks host values
-                Integer.reverseBytes(completions.get(JAVA_INT, at + WC_IMM_DATA)),
-                qpNumber,
-                completions.get(JAVA_INT, at + WC_SRC_QP),
-                completions.get(JAVA_INT, at + WC_FLAGS),
-                Short.toUnsignedInt(completions.get(JAVA_SHORT, at + WC_PKEY_INDEX)),
-                Short.toUnsignedInt(completions.get(JAVA_SHORT, at + WC_SLID)),
-                Byte.toUnsignedInt(completions.get(JAVA_BYTE, at + WC_SL)),
-                -1);
+        // imm_data is big-endian on the wire; the API speaks host values
+        batch.slot(slot).set(wrId, status, opcode, vendorError, byteLength, Integer.reverseBytes(immData), qpNumber,
+                sourceQp, flags, Short.toUnsignedInt((short) pkeyIndex), Short.toUnsignedInt((short) sourceLid),
+                Byte.toUnsignedInt(serviceLevel), timestamp);
     }
 
     private NativeQp user(int qpNumber) {

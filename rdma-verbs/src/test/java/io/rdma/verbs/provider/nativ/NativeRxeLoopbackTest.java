@@ -286,4 +286,136 @@ class NativeRxeLoopbackTest {
         assertThatThrownBy(() -> qp.postSend(new SendWorkRequest().sge(region, 0, 8)))
                 .isInstanceOf(ResourceClosedException.class);
     }
+
+    @Test
+    void postAndPollAllocateNothing() {
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
+        Pair pair = connectedPair(pd, CompletionQueueOptions.of(64));
+        CompletionBatch batch = new CompletionBatch(8);
+        SendWorkRequest send = new SendWorkRequest().wrId(1).sge(region, 0, 64);
+        ReceiveWorkRequest receive = new ReceiveWorkRequest().wrId(2).sge(region, 2048, 64);
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int warmUp = 2_000;
+        int measured = 1_000;
+        long before = 0;
+        for (int i = 0; i < warmUp + measured; i++) {
+            if (i == warmUp) {
+                before = threads.getCurrentThreadAllocatedBytes();
+            }
+            pair.b().postReceive(receive);
+            pair.a().postSend(send);
+            while (pair.cqA().poll(batch) == 0) {
+                Thread.onSpinWait();
+            }
+            while (pair.cqB().poll(batch) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        long perOperation = (threads.getCurrentThreadAllocatedBytes() - before) / measured;
+        assertThat(perOperation).as("bytes allocated per send + receive, posted and polled").isZero();
+    }
+
+    @Test
+    void atomicsFetchAddAndCompareSwap() {
+        assumeTrue(context.queryDevice().supportsAtomics(), "the device has no atomics");
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        MemoryRegion region = pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+        Pair pair = connectedPair(pd, CompletionQueueOptions.of(64));
+        CompletionBatch batch = new CompletionBatch(1);
+        region.segment().set(ValueLayout.JAVA_LONG, 0, 40);
+        pair.a().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).sge(region, 8, 8)
+                .remote(region.remote(0, 8)).atomic(2, 0));
+        WorkCompletion added = awaitOne(pair.cqA(), batch);
+        assertThat(added.opcode()).isEqualTo(CompletionOpcode.FETCH_ADD);
+        assertThat(region.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(40);
+        assertThat(region.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42);
+        pair.a().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.ATOMIC_CMP_AND_SWP).sge(region, 16, 8)
+                .remote(region.remote(0, 8)).atomic(42, 7));
+        assertThat(awaitOne(pair.cqA(), batch).opcode()).isEqualTo(CompletionOpcode.COMP_SWAP);
+        assertThat(region.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(7);
+    }
+
+    @Test
+    void sharedReceiveQueueFeedsTwoQueuePairsAndSignalsItsLimit() throws InterruptedException {
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
+        var limitReached = new java.util.concurrent.CountDownLatch(1);
+        context.addAsyncEventListener(event -> {
+            if (event.type() == io.rdma.verbs.api.AsyncEventType.SRQ_LIMIT_REACHED) {
+                limitReached.countDown();
+            }
+        });
+        var srq = pd.createSharedReceiveQueue(io.rdma.verbs.api.SharedReceiveQueueAttributes.of(16, 0));
+        CompletionQueue sendCq = context.createCompletionQueue(64);
+        CompletionQueue recvCq = context.createCompletionQueue(64);
+        QueuePairCapabilities caps = QueuePairCapabilities.of(16, 16);
+        QueuePair a = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, sendCq, caps));
+        QueuePair b = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, sendCq, caps)
+                .withCompletionQueues(sendCq, recvCq).withSrq(srq));
+        connect(a, b);
+        for (int i = 0; i < 4; i++) {
+            srq.postReceive(new ReceiveWorkRequest().wrId(50 + i).sge(region, 1024 + 64L * i, 64));
+        }
+        srq.armLimit(2);
+        assertThat(srq.query().limit()).isEqualTo(2);
+        CompletionBatch batch = new CompletionBatch(1);
+        for (int i = 0; i < 3; i++) {
+            a.postSend(new SendWorkRequest().wrId(i).sge(region, 0, 32));
+            assertThat(awaitOne(sendCq, batch).status()).isEqualTo(CompletionStatus.SUCCESS);
+            WorkCompletion received = awaitOne(recvCq, batch);
+            assertThat(received.wrId()).isEqualTo(50 + i);
+            assertThat(received.qpNumber()).isEqualTo(b.qpNumber());
+        }
+        assertThat(limitReached.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                .as("IBV_EVENT_SRQ_LIMIT_REACHED through the async event thread").isTrue();
+    }
+
+    @Test
+    void unreliableDatagramsReachTheirAddressHandle() {
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
+        CompletionQueue cq = context.createCompletionQueue(64);
+        QueuePairCapabilities caps = QueuePairCapabilities.of(8, 8);
+        QueuePair sender = pd.createQueuePair(QueuePairOptions.of(QueuePairType.UD, cq, caps));
+        QueuePair receiver = pd.createQueuePair(QueuePairOptions.of(QueuePairType.UD, cq, caps));
+        sender.connect(null, connectOptions);
+        receiver.connect(null, connectOptions);
+        var endpoint = receiver.localEndpoint(1, connectOptions.gidIndex(), 0);
+        var ah = pd.createAddressHandle(endpoint.addressVector(1, connectOptions.gidIndex()));
+        receiver.postReceive(new ReceiveWorkRequest().wrId(77).sge(region, 1024, 40 + 64));
+        region.segment().setString(0, "datagram");
+        sender.postSend(new SendWorkRequest().wrId(78).sge(region, 0, 16)
+                .datagram(ah, receiver.qpNumber(), connectOptions.qkey()));
+        CompletionBatch batch = new CompletionBatch(1);
+        WorkCompletion first = awaitOne(cq, batch);
+        WorkCompletion received = first.wrId() == 77 ? first : awaitOne(cq, batch);
+        assertThat(received.wrId()).isEqualTo(77);
+        assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(received.byteLength()).as("40-byte GRH area + payload").isEqualTo(40 + 16);
+        assertThat(received.sourceQpNumber()).isEqualTo(sender.qpNumber());
+        assertThat(region.segment().getString(1024 + 40)).isEqualTo("datagram");
+    }
+
+    @Test
+    void completionTimestampsWhereTheDeviceHasThem() {
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
+        CompletionQueueOptions timestamped = CompletionQueueOptions.of(64).withTimestamps();
+        if (!context.queryDevice().completionTimestamps()) {
+            assertThatThrownBy(() -> context.createCompletionQueue(timestamped))
+                    .isInstanceOfSatisfying(VerbsException.class,
+                            e -> assertThat(e.verb()).isEqualTo("ibv_create_cq_ex"));
+            return;
+        }
+        Pair pair = connectedPair(pd, timestamped);
+        CompletionBatch batch = new CompletionBatch(1);
+        pair.a().postSend(new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_WRITE).sge(region, 0, 8)
+                .remote(region.remote(8, 8)));
+        WorkCompletion written = awaitOne(pair.cqA(), batch);
+        assertThat(written.wrId()).isEqualTo(5);
+        assertThat(written.opcode()).isEqualTo(CompletionOpcode.RDMA_WRITE);
+        assertThat(written.completionTimestamp()).isNotNegative();
+    }
 }
