@@ -1,0 +1,90 @@
+package io.rdma.verbs.api;
+
+import io.rdma.verbs.spi.ConnectionManagerHandle;
+import io.rdma.verbs.spi.QpHandle;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Connection setup through the RDMA connection manager (librdmacm, manual §11.1) for QPs of
+ * one device context, instead of exchanging QPN, GID and PSN out of band (§11.2). The QP
+ * is created by the application, in RESET, on this context; connecting or accepting walks
+ * it to RTS. Only providers with a connection manager offer it (the native one does).
+ *
+ * <pre>{@code
+ * ConnectionManager cm = ConnectionManager.of(context);
+ * // server                                   // client
+ * try (ConnectionListener listener =          try (Connection connection = cm.connect(
+ *          cm.listen(new InetSocketAddress(            new InetSocketAddress("10.0.0.1", 7471), qp,
+ *              "0.0.0.0", 7471), 8)) {                 hello, Duration.ofSeconds(5))) {
+ *     Connection connection = listener                 ...
+ *         .accept(qp, hello, Duration.ofSeconds(30)).orElseThrow();
+ * }}</pre>
+ */
+public final class ConnectionManager {
+
+    private final DeviceContext context;
+    private final ConnectionManagerHandle handle;
+
+    private ConnectionManager(DeviceContext context, ConnectionManagerHandle handle) {
+        this.context = context;
+        this.handle = handle;
+    }
+
+    /** The connection manager of {@code context}; EOPNOTSUPP when its provider has none. */
+    public static ConnectionManager of(DeviceContext context) {
+        context.ensureOpen();
+        if (!(context.handle() instanceof ConnectionManagerHandle handle)) {
+            throw new VerbsException("rdma_create_id", Errno.EOPNOTSUPP, "the provider of " + context.deviceName()
+                    + " has no connection manager", "exchange QueuePairEndpoints out of band and call "
+                    + "QueuePair.connect");
+        }
+        return new ConnectionManager(context, handle);
+    }
+
+    /** {@code rdma_bind_addr} + {@code rdma_listen}; port 0 lets the system choose. */
+    public ConnectionListener listen(InetSocketAddress address, int backlog) {
+        context.ensureOpen();
+        return new ConnectionListener(this, handle.listen(address, backlog));
+    }
+
+    /**
+     * Resolves {@code remote}'s address and route, connects {@code qp} to the listener there and
+     * returns once the connection is established, {@code qp} in RTS. Each step fails with a
+     * {@link VerbsException} naming it: {@code rdma_resolve_addr} (no route to an RDMA device),
+     * {@code rdma_resolve_route}, {@code rdma_connect} (ECONNREFUSED when nobody listens,
+     * ETIMEDOUT when {@code timeout} passes).
+     */
+    public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout)
+            throws InterruptedException {
+        QpHandle qpHandle = connectable(qp, "rdma_connect");
+        return new Connection(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos()));
+    }
+
+    DeviceContext context() {
+        return context;
+    }
+
+    /** The QP's handle, once it is known to be an open RESET QP of this context. */
+    QpHandle connectable(QueuePair qp, String verb) {
+        Objects.requireNonNull(qp, "qp");
+        context.ensureOpen();
+        qp.ensureOpen();
+        if (qp.context() != context) {
+            throw new VerbsException(verb, Errno.EINVAL, qp + " belongs to another device context",
+                    "create the QP on the context the connection manager was made for");
+        }
+        if (!qp.type().isConnected()) {
+            throw new VerbsException(verb, Errno.EINVAL, qp + " is " + qp.type() + "; rdma_cm connects RC and UC",
+                    null);
+        }
+        QueuePairState state = qp.state();
+        if (state != QueuePairState.RESET) {
+            throw new VerbsException(verb, Errno.EINVAL, qp + " is in " + state + ", not RESET",
+                    "give the connection manager a fresh QP");
+        }
+        return (QpHandle) qp.handle();
+    }
+}

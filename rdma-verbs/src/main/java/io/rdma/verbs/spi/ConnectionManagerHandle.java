@@ -1,0 +1,53 @@
+package io.rdma.verbs.spi;
+
+import java.net.InetSocketAddress;
+
+/**
+ * librdmacm's connection manager on an opened device, for providers that have one; the
+ * provider's {@link ContextHandle} implements it. Connections carry QPs the application
+ * created (in RESET) on that context: the manager moves them to RTS with the attributes the
+ * connection manager computes ({@code rdma_init_qp_attr}) and exchanges private data.
+ * Every wait is bounded by a timeout; address, route and connection failures are
+ * {@link io.rdma.verbs.api.VerbsException}s naming the step ({@code rdma_resolve_addr},
+ * {@code rdma_resolve_route}, {@code rdma_connect}, ...) and its errno.
+ */
+public interface ConnectionManagerHandle {
+
+    /** {@code rdma_bind_addr} and {@code rdma_listen} on {@code address} (port 0 picks one). */
+    ListenerHandle listen(InetSocketAddress address, int backlog);
+
+    /**
+     * {@code rdma_resolve_addr}, {@code rdma_resolve_route} and {@code rdma_connect} to
+     * {@code remote} for {@code qp}, which is in RTS when this returns.
+     */
+    ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
+            throws InterruptedException;
+
+    /** A listening {@code rdma_cm_id}. */
+    interface ListenerHandle {
+
+        /** The bound address, with the port the system chose for port 0. */
+        InetSocketAddress localAddress();
+
+        /**
+         * Waits for a connection request, moves {@code qp} to RTS for it and {@code rdma_accept}s it
+         * with {@code privateData}; null when {@code timeoutNanos} passed without a request.
+         */
+        ConnectionHandle accept(QpHandle qp, byte[] privateData, long timeoutNanos) throws InterruptedException;
+
+        /** {@code rdma_destroy_id} of the listener. */
+        void close();
+    }
+
+    /** An established connection's {@code rdma_cm_id}. */
+    interface ConnectionHandle {
+
+        /** What the peer sent with its request or its accept. */
+        byte[] peerPrivateData();
+
+        InetSocketAddress remoteAddress();
+
+        /** {@code rdma_disconnect} and {@code rdma_destroy_id}; the QP is the caller's to move to ERR. */
+        void disconnect();
+    }
+}
