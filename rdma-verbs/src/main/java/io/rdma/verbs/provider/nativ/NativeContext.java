@@ -22,7 +22,9 @@ import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
+import io.rdma.verbs.spi.QpHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.PdHandle;
@@ -33,7 +35,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** {@code struct ibv_context}: an opened device and the registry that maps native objects back to handles. */
-final class NativeContext implements ContextHandle {
+final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
     private static final CheckedCall CLOSE_DEVICE = CheckedCall.bind("ibv_close_device",
             rdma_h.ibv_close_device$address(), rdma_h.ibv_close_device$descriptor());
@@ -55,6 +57,7 @@ final class NativeContext implements ContextHandle {
     private final DeviceAttributes attributes;
     /** Native CQs, QPs and SRQs by address, to map async and channel events back to their handles. */
     private final Map<Long, Object> byAddress = new ConcurrentHashMap<>();
+    private final NativeConnectionManager connectionManager = new NativeConnectionManager(this);
     private volatile AsyncEventPump asyncEvents;
 
     NativeContext(String deviceName, String sysfsPath, MemorySegment context, NativeCensus census) {
@@ -221,6 +224,17 @@ final class NativeContext implements ContextHandle {
     @Override
     public CountersHandle createFlowCounters() {
         return NativeFlowCounters.create(this);
+    }
+
+    @Override
+    public ListenerHandle listen(java.net.InetSocketAddress address, int backlog) {
+        return connectionManager.listen(address, backlog);
+    }
+
+    @Override
+    public ConnectionHandle connect(java.net.InetSocketAddress remote, QpHandle qp, byte[] privateData,
+                                    long timeoutNanos) throws InterruptedException {
+        return connectionManager.connect(remote, qp, privateData, timeoutNanos);
     }
 
     @Override

@@ -118,6 +118,10 @@ final class NativeQp implements QpHandle {
         }
     }
 
+    MemorySegment segment() {
+        return qp;
+    }
+
     @Override
     public int qpNumber() {
         return qpNumber;
