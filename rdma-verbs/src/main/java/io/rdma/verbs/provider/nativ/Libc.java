@@ -45,7 +45,7 @@ final class Libc {
     }
 
     /**
-     * Waits until {@code fd} is readable or {@code timeoutNanos} passed (negative: forever).
+     * Waits until {@code fd} is readable or {@code timeoutNanos} passed (zero or less: only checks).
      * Returns whether it is readable. Throws InterruptedException when the thread is interrupted,
      * checked between slices of at most 100 ms.
      */
@@ -57,28 +57,29 @@ final class Libc {
                 if (Thread.interrupted()) {
                     throw new InterruptedException(verb + " interrupted");
                 }
-                long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return false;
-                }
-                int millis = (int) Math.min(SLICE_MILLIS, Math.max(1, remaining / 1_000_000));
+                long remaining = deadline - System.nanoTime();
+                int millis = (int) Math.clamp(remaining / 1_000_000, 0, SLICE_MILLIS);
                 pollfd.set(ValueLayout.JAVA_INT, 0, fd);
                 pollfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
                 pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-                int errno = pollOnce(pollfd, millis, verb);
-                if (errno == 0 && (pollfd.get(ValueLayout.JAVA_SHORT, 6) & POLLIN) != 0) {
+                if (pollReadable(pollfd, millis, verb)) {
                     return true;
+                }
+                if (remaining <= 0) {
+                    return false;
                 }
             }
         }
     }
 
-    private static int pollOnce(MemorySegment pollfd, int millis, String verb) {
+    /** One poll(2) of up to {@code millis}; a signal (EINTR) counts as nothing readable yet. */
+    private static boolean pollReadable(MemorySegment pollfd, int millis, String verb) {
         try {
-            return POLL.value(verb + ": poll(2) on the event file descriptor", pollfd, 1L, millis) > 0 ? 0 : 1;
+            return POLL.value(verb + ": poll(2) on the event file descriptor", pollfd, 1L, millis) > 0
+                    && (pollfd.get(ValueLayout.JAVA_SHORT, 6) & POLLIN) != 0;
         } catch (io.rdma.verbs.api.VerbsException e) {
             if (e.errnoCode() == EINTR) {
-                return 1;
+                return false;
             }
             throw e;
         }

@@ -37,6 +37,11 @@ final class NativeDevice implements DeviceHandle {
     @Override
     public ContextHandle open() {
         MemorySegment context = OPEN_DEVICE.pointer("device " + name, device);
-        return new NativeContext(name, DeviceList.sysfsPath(device), context, census);
+        try {
+            return new NativeContext(name, DeviceList.sysfsPath(device), context, census);
+        } catch (RuntimeException e) {
+            rdma_h.ibv_close_device(context);
+            throw e;
+        }
     }
 }
