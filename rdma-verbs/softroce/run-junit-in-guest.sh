@@ -27,12 +27,15 @@
 #                    when it lies under the current directory, the one dir the
 #                    guest can write to the host)
 #     --no-leak-check    skip the rdma resource checks
-#   environment: SOFTROCE_JAVA (guest java, default
+#   environment: SOFTROCE_JUNIT_JVM_DEFAULTS (default "-XX:TieredStopAtLevel=1
+#     -XX:+UseSerialGC": C1 only + serial GC made the JVM part of a 4-test run
+#     27 s instead of 47.5 s under single-threaded TCG; set it to "" for the
+#     JVM's defaults, e.g. for benchmarks), SOFTROCE_JAVA (guest java, default
 #     /usr/lib/jvm/temurin-25-jdk-amd64/bin/java) and all of softroce-vm.sh's
 #     SOFTROCE_* knobs (SOFTROCE_TIMEOUT, SOFTROCE_MEM, ...).
 #
 # In the guest: java --enable-native-access=ALL-UNNAMED -Drdma.provider=native
-#   [-J args] -cp <test-classes>:<classes>:<deps>:<console-standalone> \
+#   $SOFTROCE_JUNIT_JVM_DEFAULTS [-J args] -cp <test-classes>:<classes>:<deps>:<console-standalone> \
 #   SoftroceJUnitMain execute --fail-if-no-tests \
 #   --config=junit.jupiter.execution.parallel.enabled=false [LAUNCHER_ARGS]
 # (the project's jars come first so its JUnit/hamcrest versions win over the
@@ -129,7 +132,9 @@ largs=(execute --fail-if-no-tests --disable-banner
        "--reports-dir=$reports_dir")
 [ $have_selector = 1 ] || largs+=("--scan-class-path=$test_classes")
 largs+=("${launcher_args[@]+"${launcher_args[@]}"}")
+read -r -a jvm_defaults <<<"${SOFTROCE_JUNIT_JVM_DEFAULTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 java_cmd=("$GUEST_JAVA" --enable-native-access=ALL-UNNAMED -Drdma.provider=native
+          "${jvm_defaults[@]+"${jvm_defaults[@]}"}"
           "-Dsoftroce.leakCheck=$([ $leak_check = 1 ] && echo true || echo false)"
           "${jvm_args[@]+"${jvm_args[@]}"}" -cp "$cp" SoftroceJUnitMain "${largs[@]}")
 

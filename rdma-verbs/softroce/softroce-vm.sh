@@ -261,7 +261,11 @@ QUIET="quiet loglevel=0"; [ "${SOFTROCE_VERBOSE:-0}" = 1 ] && QUIET=""
 log "booting kernel $KVER (tcg thread=$TCG_THREAD, smp=$SMP, mem=$MEM, timeout ${TIMEOUT}s): $(printf '%s ' "$@" | tr '\n' ' ' | cut -c1-120)"
 T_BOOT=$(date +%s.%N)
 set +e
-timeout "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot \
+# qemu runs in the background (timeout --foreground: same process group as
+# this script, so killing the group, as two-hosts.sh does, reaches qemu) and
+# a TERM/INT/HUP to this script kills it (the pipeline form of the recipe
+# left qemu running when only the script was killed)
+timeout --foreground "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot \
   "${ACCEL_ARGS[@]}" -smp "$SMP" -m "$MEM" \
   -display none -serial stdio -monitor none \
   -kernel "$KIMG" -initrd "$INITRD" \
@@ -270,8 +274,14 @@ timeout "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-user-config -no-reboot \
   -virtfs local,path="$JOB",mount_tag=job,security_model=none,multidevs=remap \
   -virtfs local,path="$(pwd -P)",mount_tag=work,security_model=none,multidevs=remap \
   ${SOFTROCE_QEMU_ARGS:-} \
-  < /dev/null | sed -u 's/\r$//'
-qrc=${PIPESTATUS[0]}
+  < /dev/null > >(sed -u 's/\r$//') &
+qpid=$!
+killed=0
+trap 'killed=1; log "got a signal: stopping the VM"; kill -TERM $qpid 2>/dev/null' TERM INT HUP
+wait $qpid; qrc=$?
+while kill -0 $qpid 2>/dev/null; do wait $qpid; qrc=$?; done
+trap - TERM INT HUP
+wait   # for the sed of the process substitution (bash >= 5.1)
 set -e
 T_END=$(date +%s.%N)
 took=$(awk -v a="$T_START" -v b="$T_BOOT" -v c="$T_END" 'BEGIN{printf "%.1f s (VM %.1f s)", c-a, c-b}')
@@ -284,7 +294,9 @@ if [ -f "$JOB/rc" ]; then
   log "done in $took, exit status $rc"
   exit "$rc"
 fi
-if [ "$qrc" = 124 ]; then
+if [ $killed = 1 ]; then
+  echo "softroce-vm: ERROR: killed by a signal, VM stopped; $took" >&2
+elif [ "$qrc" = 124 ]; then
   echo "softroce-vm: ERROR: timed out after ${TIMEOUT}s (SOFTROCE_TIMEOUT), VM killed; $took" >&2
 else
   echo "softroce-vm: ERROR: VM ended without a result (qemu rc=$qrc, guest crash/panic or qemu error; try SOFTROCE_VERBOSE=1); $took" >&2

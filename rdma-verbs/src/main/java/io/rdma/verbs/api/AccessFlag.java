@@ -32,6 +32,16 @@ public enum AccessFlag {
         return mask;
     }
 
+    public static Set<AccessFlag> fromMask(int mask) {
+        java.util.EnumSet<AccessFlag> flags = java.util.EnumSet.noneOf(AccessFlag.class);
+        for (AccessFlag flag : values()) {
+            if ((mask & flag.bit) != 0) {
+                flags.add(flag);
+            }
+        }
+        return flags;
+    }
+
     public static boolean isSet(int mask, AccessFlag flag) {
         return (mask & flag.bit) != 0;
     }

@@ -11,7 +11,7 @@ public final class AddressHandle extends VerbsResource {
     private final AhHandle handle;
 
     AddressHandle(ProtectionDomain pd, AddressVector addressVector, AhHandle handle) {
-        super(ResourceKind.ADDRESS_HANDLE, pd.context(), List.of(pd));
+        super(ResourceKind.ADDRESS_HANDLE, pd.context(), handle, List.of(pd));
         this.addressVector = addressVector;
         this.handle = handle;
     }
@@ -26,10 +26,6 @@ public final class AddressHandle extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -13,7 +13,7 @@ public final class CompletionChannel extends VerbsResource {
     private final ChannelHandle handle;
 
     CompletionChannel(DeviceContext context, ChannelHandle handle) {
-        super(ResourceKind.COMPLETION_CHANNEL, context, List.of(context));
+        super(ResourceKind.COMPLETION_CHANNEL, context, handle, List.of(context));
         this.handle = handle;
     }
 
@@ -36,10 +36,6 @@ public final class CompletionChannel extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -17,7 +17,7 @@ public final class CompletionCounter extends VerbsResource {
     private final List<QueuePair> attachedTo = new ArrayList<>();
 
     CompletionCounter(DeviceContext context, CompCounterHandle handle) {
-        super(ResourceKind.COMPLETION_COUNTER, context, List.of(context));
+        super(ResourceKind.COMPLETION_COUNTER, context, handle, List.of(context));
         this.handle = handle;
     }
 
@@ -85,10 +85,6 @@ public final class CompletionCounter extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -21,7 +21,7 @@ public final class CompletionQueue extends VerbsResource {
     private volatile QueuePair[] sendQueueUsers = new QueuePair[0];
 
     CompletionQueue(DeviceContext context, CompletionQueueOptions options, CqHandle handle) {
-        super(ResourceKind.COMPLETION_QUEUE, context, parentsOf(context, options));
+        super(ResourceKind.COMPLETION_QUEUE, context, handle, parentsOf(context, options));
         this.options = options;
         this.handle = handle;
     }
@@ -136,10 +136,6 @@ public final class CompletionQueue extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

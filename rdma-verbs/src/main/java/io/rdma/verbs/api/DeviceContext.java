@@ -28,7 +28,7 @@ public final class DeviceContext extends VerbsResource {
     private final List<AsyncEventListener> listeners = new CopyOnWriteArrayList<>();
 
     DeviceContext(Device device, ContextHandle handle) {
-        super(ResourceKind.DEVICE_CONTEXT, null, List.of());
+        super(ResourceKind.DEVICE_CONTEXT, null, handle, List.of());
         this.device = device;
         this.handle = handle;
         resourcesByHandle.put(handle, this);
@@ -180,10 +180,6 @@ public final class DeviceContext extends VerbsResource {
         }
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -2,10 +2,13 @@ package io.rdma.verbs.api;
 
 import io.rdma.verbs.spi.FlowHandle;
 
-import java.util.ArrayList;
 import java.util.List;
 
-/** {@code struct ibv_flow}: a steering rule to a QP, optionally feeding flow counters. Destroyed before them. */
+/**
+ * {@code struct ibv_flow}: a steering rule to a QP, optionally feeding flow counters. The
+ * counters are not its parent: like a completion counter attached to a QP, they refuse to be
+ * destroyed (EBUSY) while a flow uses them, and a context close destroys flows first.
+ */
 public final class Flow extends VerbsResource {
 
     private final FlowSpec spec;
@@ -13,18 +16,10 @@ public final class Flow extends VerbsResource {
     private final FlowCounters counters;
 
     Flow(QueuePair qp, FlowSpec spec, FlowCounters counters, FlowHandle handle) {
-        super(ResourceKind.FLOW, qp.context(), parentsOf(qp, counters));
+        super(ResourceKind.FLOW, qp.context(), handle, List.of(qp));
         this.spec = spec;
         this.counters = counters;
         this.handle = handle;
-    }
-
-    private static List<VerbsResource> parentsOf(QueuePair qp, FlowCounters counters) {
-        List<VerbsResource> parents = new ArrayList<>(List.of(qp));
-        if (counters != null) {
-            parents.add(counters);
-        }
-        return parents;
     }
 
     public FlowSpec spec() {
@@ -35,10 +30,6 @@ public final class Flow extends VerbsResource {
         return counters;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -14,7 +14,7 @@ public final class FlowCounters extends VerbsResource {
     private final CountersHandle handle;
 
     FlowCounters(DeviceContext context, CountersHandle handle) {
-        super(ResourceKind.FLOW_COUNTERS, context, List.of(context));
+        super(ResourceKind.FLOW_COUNTERS, context, handle, List.of(context));
         this.handle = handle;
     }
 
@@ -55,10 +55,6 @@ public final class FlowCounters extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -32,7 +32,7 @@ public final class MemoryPool extends VerbsResource {
 
     private MemoryPool(ProtectionDomain pd, Arena arena, MemorySegment memory, MrHandle region,
                        Set<AccessFlag> access, int bufferSize, int count) {
-        super(ResourceKind.MEMORY_POOL, pd.context(), List.of(pd));
+        super(ResourceKind.MEMORY_POOL, pd.context(), region, List.of(pd));
         this.arena = arena;
         this.memory = memory;
         this.region = region;
@@ -146,10 +146,6 @@ public final class MemoryPool extends VerbsResource {
         return buffers[index];
     }
 
-    @Override
-    Object handle() {
-        return region;
-    }
 
     @Override
     void destroyHandle() {

@@ -17,7 +17,7 @@ public final class MemoryRegion extends VerbsResource {
 
     MemoryRegion(ProtectionDomain pd, MemorySegment memory, Set<AccessFlag> access, Arena ownedMemory,
                  MrHandle handle) {
-        super(ResourceKind.MEMORY_REGION, pd.context(), List.of(pd));
+        super(ResourceKind.MEMORY_REGION, pd.context(), handle, List.of(pd));
         this.memory = memory;
         this.access = Set.copyOf(access);
         this.ownedMemory = ownedMemory;
@@ -63,10 +63,6 @@ public final class MemoryRegion extends VerbsResource {
         return remote(0, memory.byteSize());
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

@@ -17,7 +17,7 @@ public final class ProtectionDomain extends VerbsResource {
     private final PdHandle handle;
 
     ProtectionDomain(DeviceContext context, PdHandle handle) {
-        super(ResourceKind.PROTECTION_DOMAIN, context, List.of(context));
+        super(ResourceKind.PROTECTION_DOMAIN, context, handle, List.of(context));
         this.handle = handle;
     }
 
@@ -98,10 +98,6 @@ public final class ProtectionDomain extends VerbsResource {
         });
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

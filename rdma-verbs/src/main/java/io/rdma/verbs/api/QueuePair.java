@@ -25,7 +25,7 @@ public final class QueuePair extends VerbsResource {
     private final ReentrantLock receiveLock = new ReentrantLock();
 
     QueuePair(ProtectionDomain pd, QueuePairOptions options, List<VerbsResource> parents, QpHandle handle) {
-        super(ResourceKind.QUEUE_PAIR, pd.context(), parents);
+        super(ResourceKind.QUEUE_PAIR, pd.context(), handle, parents);
         this.pd = pd;
         this.options = options;
         this.handle = handle;
@@ -253,10 +253,6 @@ public final class QueuePair extends VerbsResource {
         return sendQueue;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

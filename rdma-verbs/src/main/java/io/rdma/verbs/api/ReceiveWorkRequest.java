@@ -7,10 +7,7 @@ package io.rdma.verbs.api;
 public final class ReceiveWorkRequest {
 
     private long wrId;
-    private final long[] sgeAddress;
-    private final int[] sgeLength;
-    private final int[] sgeLkey;
-    private int sgeCount;
+    private final ScatterGatherList sges;
     private ReceiveWorkRequest next;
 
     public ReceiveWorkRequest() {
@@ -18,16 +15,14 @@ public final class ReceiveWorkRequest {
     }
 
     public ReceiveWorkRequest(int maxSge) {
-        sgeAddress = new long[maxSge];
-        sgeLength = new int[maxSge];
-        sgeLkey = new int[maxSge];
+        sges = new ScatterGatherList(maxSge, "ReceiveWorkRequest");
     }
 
     public ReceiveWorkRequest wrId(long value) { wrId = value; return this; }
     public ReceiveWorkRequest next(ReceiveWorkRequest value) { next = value; return this; }
 
     public ReceiveWorkRequest sge(long address, int length, int lkey) {
-        sgeCount = 0;
+        sges.clear();
         return addSge(address, length, lkey);
     }
 
@@ -40,29 +35,19 @@ public final class ReceiveWorkRequest {
     }
 
     public ReceiveWorkRequest addSge(long address, int length, int lkey) {
-        if (sgeCount == sgeAddress.length) {
-            throw new IllegalStateException("this work request holds at most " + sgeAddress.length
-                    + " scatter/gather entries; create it with new ReceiveWorkRequest(maxSge)");
-        }
-        sgeAddress[sgeCount] = address;
-        sgeLength[sgeCount] = length;
-        sgeLkey[sgeCount] = lkey;
-        sgeCount++;
+        sges.add(address, length, lkey);
         return this;
     }
 
     public long wrId() { return wrId; }
-    public int sgeCount() { return sgeCount; }
-    public long sgeAddress(int index) { return sgeAddress[index]; }
-    public int sgeLength(int index) { return sgeLength[index]; }
-    public int sgeLkey(int index) { return sgeLkey[index]; }
+    public int sgeCount() { return sges.count(); }
+    public long sgeAddress(int index) { return sges.address(index); }
+    public int sgeLength(int index) { return sges.length(index); }
+    public int sgeLkey(int index) { return sges.lkey(index); }
     public ReceiveWorkRequest next() { return next; }
 
+    /** Total bytes of the scatter/gather list. */
     public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += Integer.toUnsignedLong(sgeLength[i]);
-        }
-        return total;
+        return sges.totalLength();
     }
 }

@@ -12,10 +12,7 @@ public final class SendWorkRequest {
     private long wrId;
     private SendOpcode opcode = SendOpcode.SEND;
     private int flags = SendFlag.SIGNALED;
-    private final long[] sgeAddress;
-    private final int[] sgeLength;
-    private final int[] sgeLkey;
-    private int sgeCount;
+    private final ScatterGatherList sges;
     private int immediateData;
     private long remoteAddress;
     private int rkey;
@@ -32,9 +29,7 @@ public final class SendWorkRequest {
     }
 
     public SendWorkRequest(int maxSge) {
-        sgeAddress = new long[maxSge];
-        sgeLength = new int[maxSge];
-        sgeLkey = new int[maxSge];
+        sges = new ScatterGatherList(maxSge, "SendWorkRequest");
     }
 
     /** Clears everything but the SGE capacity, ready for the next use. */
@@ -42,7 +37,7 @@ public final class SendWorkRequest {
         wrId = 0;
         opcode = SendOpcode.SEND;
         flags = SendFlag.SIGNALED;
-        sgeCount = 0;
+        sges.clear();
         immediateData = 0;
         remoteAddress = 0;
         rkey = 0;
@@ -90,7 +85,7 @@ public final class SendWorkRequest {
 
     /** Replaces the scatter/gather list with one entry. */
     public SendWorkRequest sge(long address, int length, int lkey) {
-        sgeCount = 0;
+        sges.clear();
         return addSge(address, length, lkey);
     }
 
@@ -111,14 +106,7 @@ public final class SendWorkRequest {
     }
 
     public SendWorkRequest addSge(long address, int length, int lkey) {
-        if (sgeCount == sgeAddress.length) {
-            throw new IllegalStateException("this work request holds at most " + sgeAddress.length
-                    + " scatter/gather entries; create it with new SendWorkRequest(maxSge)");
-        }
-        sgeAddress[sgeCount] = address;
-        sgeLength[sgeCount] = length;
-        sgeLkey[sgeCount] = lkey;
-        sgeCount++;
+        sges.add(address, length, lkey);
         return this;
     }
 
@@ -127,10 +115,10 @@ public final class SendWorkRequest {
     public int flags() { return flags; }
     public boolean isSignaled() { return (flags & SendFlag.SIGNALED) != 0; }
     public boolean hasFlag(int flag) { return (flags & flag) != 0; }
-    public int sgeCount() { return sgeCount; }
-    public long sgeAddress(int index) { return sgeAddress[index]; }
-    public int sgeLength(int index) { return sgeLength[index]; }
-    public int sgeLkey(int index) { return sgeLkey[index]; }
+    public int sgeCount() { return sges.count(); }
+    public long sgeAddress(int index) { return sges.address(index); }
+    public int sgeLength(int index) { return sges.length(index); }
+    public int sgeLkey(int index) { return sges.lkey(index); }
     public int immediateData() { return immediateData; }
     public long remoteAddress() { return remoteAddress; }
     public int rkey() { return rkey; }
@@ -143,10 +131,6 @@ public final class SendWorkRequest {
 
     /** Total bytes of the scatter/gather list. */
     public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += Integer.toUnsignedLong(sgeLength[i]);
-        }
-        return total;
+        return sges.totalLength();
     }
 }

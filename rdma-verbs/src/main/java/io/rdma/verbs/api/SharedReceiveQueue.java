@@ -15,7 +15,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     private final ReentrantLock postLock = new ReentrantLock();
 
     SharedReceiveQueue(ProtectionDomain pd, SrqHandle handle) {
-        super(ResourceKind.SHARED_RECEIVE_QUEUE, pd.context(), List.of(pd));
+        super(ResourceKind.SHARED_RECEIVE_QUEUE, pd.context(), handle, List.of(pd));
         this.handle = handle;
     }
 
@@ -51,10 +51,6 @@ public final class SharedReceiveQueue extends VerbsResource {
         return handle;
     }
 
-    @Override
-    Object handle() {
-        return handle;
-    }
 
     @Override
     void destroyHandle() {

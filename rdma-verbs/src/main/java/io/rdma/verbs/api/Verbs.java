@@ -132,7 +132,12 @@ public final class Verbs implements AutoCloseable {
                 "devices present: " + devices.stream().map(Device::name).toList());
     }
 
-    /** The provider's count of objects created and not destroyed, per kind: all zero once everything is closed. */
+    /**
+     * The provider's count of objects created and not destroyed, per kind: all zero once
+     * everything is closed. A provider sees a memory pool as the one region it registers, so
+     * pools count under {@link ResourceKind#MEMORY_REGION}; {@link DeviceContext#openResources()}
+     * is the API's own count, by API kind.
+     */
     public Map<ResourceKind, Long> liveObjects() {
         return session.liveObjects();
     }

@@ -30,14 +30,16 @@ public abstract class VerbsResource implements AutoCloseable {
     private final ResourceKind kind;
     private final DeviceContext context;
     private final long sequence = CREATION_SEQUENCE.incrementAndGet();
+    private final Object handle;
     private final List<VerbsResource> parents;
     /** Guarded by the context's lifecycle lock. */
     private final Set<VerbsResource> dependents = new LinkedHashSet<>();
     private volatile boolean closed;
 
     /** Called with the context's lifecycle lock held, after the provider object exists. */
-    VerbsResource(ResourceKind kind, DeviceContext context, List<VerbsResource> parents) {
+    VerbsResource(ResourceKind kind, DeviceContext context, Object handle, List<VerbsResource> parents) {
         this.kind = kind;
+        this.handle = handle;
         this.context = context == null ? (DeviceContext) this : context;
         this.parents = List.copyOf(parents);
         for (VerbsResource parent : this.parents) {
@@ -73,8 +75,10 @@ public abstract class VerbsResource implements AutoCloseable {
         }
     }
 
-    /** The provider object this resource stands for; used to map provider events back. */
-    abstract Object handle();
+    /** The provider object this resource stands for; maps provider events back to the resource. */
+    final Object handle() {
+        return handle;
+    }
 
     /**
      * Destroys the provider object. Implementations take their own data-path lock so that a

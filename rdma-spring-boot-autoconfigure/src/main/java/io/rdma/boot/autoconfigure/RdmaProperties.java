@@ -1,0 +1,1068 @@
+package io.rdma.boot.autoconfigure;
+
+import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.QueuePairType;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The fabric a service declares under {@code rdma}: named resources in the nesting of the
+ * verbs hierarchy (device, then protection domains, then what lives in a PD), each becoming a
+ * bean named after its key. Names are unique across the whole {@code rdma} tree, so
+ * {@code @Qualifier("rpc") QueuePair} is unambiguous.
+ *
+ * <p>Access flags and counter op kinds are bound as text and checked by the fabric, so a typo
+ * is reported with the property path and the list of valid values.
+ */
+@ConfigurationProperties(RdmaProperties.PREFIX)
+public class RdmaProperties {
+
+    public static final String PREFIX = "rdma";
+
+    /**
+     * Whether RDMA resources are created at all; false leaves the application without any
+     * RDMA beans.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Which verbs provider serves the application: 'auto' uses libibverbs when it loads and
+     * shows a device, else the simulated in-JVM fabric (the choice and its reason are logged);
+     * 'native' requires libibverbs and every configured device; 'simulated' always uses the
+     * in-JVM fabric.
+     */
+    private ProviderKind provider = ProviderKind.AUTO;
+
+    /** The embedded software fabric used when the provider is 'simulated', or 'auto' without hardware. */
+    private final Simulated simulated = new Simulated();
+
+    /** Devices by the name the provider reports (ibv_devices), each with the resources created on it. */
+    private Map<String, Device> devices = new LinkedHashMap<>();
+
+    /** Connections of queue pairs to peers, by name: listeners and outbound connections. */
+    private Map<String, Connection> connections = new LinkedHashMap<>();
+
+    /** How the fabric stops when the application context closes. */
+    private final Shutdown shutdown = new Shutdown();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public ProviderKind getProvider() {
+        return provider;
+    }
+
+    public void setProvider(ProviderKind provider) {
+        this.provider = provider;
+    }
+
+    public Simulated getSimulated() {
+        return simulated;
+    }
+
+    public Map<String, Device> getDevices() {
+        return devices;
+    }
+
+    public void setDevices(Map<String, Device> devices) {
+        this.devices = devices;
+    }
+
+    public Map<String, Connection> getConnections() {
+        return connections;
+    }
+
+    public void setConnections(Map<String, Connection> connections) {
+        this.connections = connections;
+    }
+
+    public Shutdown getShutdown() {
+        return shutdown;
+    }
+
+    /** The simulated fabric: the devices it creates in addition to every name under 'rdma.devices'. */
+    public static class Simulated {
+
+        /**
+         * Simulated devices by name, with their ports and limits. A device configured under
+         * 'rdma.devices' but not here is simulated with the defaults of a capable single-port
+         * InfiniBand HCA, so the same configuration runs with and without hardware.
+         */
+        private Map<String, SimulatedDevice> devices = new LinkedHashMap<>();
+
+        public Map<String, SimulatedDevice> getDevices() {
+            return devices;
+        }
+
+        public void setDevices(Map<String, SimulatedDevice> devices) {
+            this.devices = devices;
+        }
+    }
+
+    /**
+     * A device of the simulated fabric. Limits left unset take the defaults of a capable
+     * single-port InfiniBand HCA; setting one lower lets a test provoke the error a smaller
+     * device would give.
+     */
+    public static class SimulatedDevice {
+
+        /** Number of physical ports, 1 to 255. */
+        private int ports = 1;
+
+        /** Link layer of every port: 'infiniband' (addressed by LID) or 'ethernet' (RoCE, addressed by GID). */
+        private LinkLayer linkLayer = LinkLayer.INFINIBAND;
+
+        /** State the ports start in; anything but 'active' makes the RDMA health indicator report DOWN. */
+        private PortState initialPortState = PortState.ACTIVE;
+
+        /** Active MTU of the ports. */
+        private Mtu mtu = Mtu.MTU_4096;
+
+        /** max_qp: queue pairs the device can hold. */
+        private Integer maxQp;
+
+        /** max_qp_wr: work requests per send or receive queue. */
+        private Integer maxQpWr;
+
+        /** max_sge: scatter/gather entries per work request. */
+        private Integer maxSge;
+
+        /** max_cq: completion queues the device can hold. */
+        private Integer maxCq;
+
+        /** max_cqe: entries per completion queue. */
+        private Integer maxCqe;
+
+        /** max_pd: protection domains the device can hold. */
+        private Integer maxPd;
+
+        /** max_srq: shared receive queues the device can hold. */
+        private Integer maxSrq;
+
+        /** max_srq_wr: work requests per shared receive queue. */
+        private Integer maxSrqWr;
+
+        /** max_mr_size: the largest memory registration. */
+        private DataSize maxMrSize;
+
+        /** Largest inline send the device accepts, in bytes. */
+        private Integer maxInlineData;
+
+        /** Completion counters the device can hold; 0 simulates a device without completion counters. */
+        private Integer maxCompletionCounters;
+
+        /**
+         * Op kinds the device's completion counters can count (send, recv, rdma-read,
+         * remote-rdma-read, rdma-write, remote-rdma-write); unset means all.
+         */
+        private List<String> completionCounterOps;
+
+        /** Whether the device supports flow counters (ibv_create_counters). */
+        private Boolean flowCounters;
+
+        public int getPorts() {
+            return ports;
+        }
+
+        public void setPorts(int ports) {
+            this.ports = ports;
+        }
+
+        public LinkLayer getLinkLayer() {
+            return linkLayer;
+        }
+
+        public void setLinkLayer(LinkLayer linkLayer) {
+            this.linkLayer = linkLayer;
+        }
+
+        public PortState getInitialPortState() {
+            return initialPortState;
+        }
+
+        public void setInitialPortState(PortState initialPortState) {
+            this.initialPortState = initialPortState;
+        }
+
+        public Mtu getMtu() {
+            return mtu;
+        }
+
+        public void setMtu(Mtu mtu) {
+            this.mtu = mtu;
+        }
+
+        public Integer getMaxQp() {
+            return maxQp;
+        }
+
+        public void setMaxQp(Integer maxQp) {
+            this.maxQp = maxQp;
+        }
+
+        public Integer getMaxQpWr() {
+            return maxQpWr;
+        }
+
+        public void setMaxQpWr(Integer maxQpWr) {
+            this.maxQpWr = maxQpWr;
+        }
+
+        public Integer getMaxSge() {
+            return maxSge;
+        }
+
+        public void setMaxSge(Integer maxSge) {
+            this.maxSge = maxSge;
+        }
+
+        public Integer getMaxCq() {
+            return maxCq;
+        }
+
+        public void setMaxCq(Integer maxCq) {
+            this.maxCq = maxCq;
+        }
+
+        public Integer getMaxCqe() {
+            return maxCqe;
+        }
+
+        public void setMaxCqe(Integer maxCqe) {
+            this.maxCqe = maxCqe;
+        }
+
+        public Integer getMaxPd() {
+            return maxPd;
+        }
+
+        public void setMaxPd(Integer maxPd) {
+            this.maxPd = maxPd;
+        }
+
+        public Integer getMaxSrq() {
+            return maxSrq;
+        }
+
+        public void setMaxSrq(Integer maxSrq) {
+            this.maxSrq = maxSrq;
+        }
+
+        public Integer getMaxSrqWr() {
+            return maxSrqWr;
+        }
+
+        public void setMaxSrqWr(Integer maxSrqWr) {
+            this.maxSrqWr = maxSrqWr;
+        }
+
+        public DataSize getMaxMrSize() {
+            return maxMrSize;
+        }
+
+        public void setMaxMrSize(DataSize maxMrSize) {
+            this.maxMrSize = maxMrSize;
+        }
+
+        public Integer getMaxInlineData() {
+            return maxInlineData;
+        }
+
+        public void setMaxInlineData(Integer maxInlineData) {
+            this.maxInlineData = maxInlineData;
+        }
+
+        public Integer getMaxCompletionCounters() {
+            return maxCompletionCounters;
+        }
+
+        public void setMaxCompletionCounters(Integer maxCompletionCounters) {
+            this.maxCompletionCounters = maxCompletionCounters;
+        }
+
+        public List<String> getCompletionCounterOps() {
+            return completionCounterOps;
+        }
+
+        public void setCompletionCounterOps(List<String> completionCounterOps) {
+            this.completionCounterOps = completionCounterOps;
+        }
+
+        public Boolean getFlowCounters() {
+            return flowCounters;
+        }
+
+        public void setFlowCounters(Boolean flowCounters) {
+            this.flowCounters = flowCounters;
+        }
+    }
+
+    /** A device and everything created on it; its settings are the defaults of its resources. */
+    public static class Device {
+
+        /** Port the device's queue pairs use unless they name their own, numbered from 1. */
+        private int port = 1;
+
+        /** GID table index the device's queue pairs use unless they name their own (RoCE needs one). */
+        private int gidIndex = 0;
+
+        /** Capacities of every queue pair on this device that does not set its own. */
+        private final QueuePairDefaults queuePairDefaults = new QueuePairDefaults();
+
+        /** Completion queues by name. */
+        private Map<String, CompletionQueue> completionQueues = new LinkedHashMap<>();
+
+        /** Completion counters by name; queue pairs attach to them under their 'comp-counters'. */
+        private Map<String, CompletionCounter> compCounters = new LinkedHashMap<>();
+
+        /** Protection domains by name, each with its memory pools, shared receive queues and queue pairs. */
+        private Map<String, ProtectionDomain> protectionDomains = new LinkedHashMap<>();
+
+        /** Flow steering rules by name, each steering matching packets to a queue pair. */
+        private Map<String, Flow> flows = new LinkedHashMap<>();
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public int getGidIndex() {
+            return gidIndex;
+        }
+
+        public void setGidIndex(int gidIndex) {
+            this.gidIndex = gidIndex;
+        }
+
+        public QueuePairDefaults getQueuePairDefaults() {
+            return queuePairDefaults;
+        }
+
+        public Map<String, CompletionQueue> getCompletionQueues() {
+            return completionQueues;
+        }
+
+        public void setCompletionQueues(Map<String, CompletionQueue> completionQueues) {
+            this.completionQueues = completionQueues;
+        }
+
+        public Map<String, CompletionCounter> getCompCounters() {
+            return compCounters;
+        }
+
+        public void setCompCounters(Map<String, CompletionCounter> compCounters) {
+            this.compCounters = compCounters;
+        }
+
+        public Map<String, ProtectionDomain> getProtectionDomains() {
+            return protectionDomains;
+        }
+
+        public void setProtectionDomains(Map<String, ProtectionDomain> protectionDomains) {
+            this.protectionDomains = protectionDomains;
+        }
+
+        public Map<String, Flow> getFlows() {
+            return flows;
+        }
+
+        public void setFlows(Map<String, Flow> flows) {
+            this.flows = flows;
+        }
+    }
+
+    /** Queue pair capacities a device gives the queue pairs that do not set their own. */
+    public static class QueuePairDefaults {
+
+        /** Send queue depth: outstanding send work requests. */
+        private int maxSendWr = 128;
+
+        /** Receive queue depth: outstanding receive work requests (ignored with a shared receive queue). */
+        private int maxRecvWr = 128;
+
+        /** Scatter/gather entries per send work request. */
+        private int maxSendSge = 1;
+
+        /** Scatter/gather entries per receive work request. */
+        private int maxRecvSge = 1;
+
+        /** Largest inline send in bytes; 0 disables inline sends. */
+        private int maxInlineData = 0;
+
+        public int getMaxSendWr() {
+            return maxSendWr;
+        }
+
+        public void setMaxSendWr(int maxSendWr) {
+            this.maxSendWr = maxSendWr;
+        }
+
+        public int getMaxRecvWr() {
+            return maxRecvWr;
+        }
+
+        public void setMaxRecvWr(int maxRecvWr) {
+            this.maxRecvWr = maxRecvWr;
+        }
+
+        public int getMaxSendSge() {
+            return maxSendSge;
+        }
+
+        public void setMaxSendSge(int maxSendSge) {
+            this.maxSendSge = maxSendSge;
+        }
+
+        public int getMaxRecvSge() {
+            return maxRecvSge;
+        }
+
+        public void setMaxRecvSge(int maxRecvSge) {
+            this.maxRecvSge = maxRecvSge;
+        }
+
+        public int getMaxInlineData() {
+            return maxInlineData;
+        }
+
+        public void setMaxInlineData(int maxInlineData) {
+            this.maxInlineData = maxInlineData;
+        }
+    }
+
+    /** How completions of a completion queue reach the application. */
+    public enum CompletionMode {
+        /** Busy polling on a dedicated platform thread: lowest latency, one core per queue. */
+        POLLING,
+        /** Sleeping on the queue's completion channel, re-armed before each poll (manual §5.4). */
+        EVENT,
+        /** Busy polling while completions keep arriving, sleeping on the channel after a quiet window. */
+        ADAPTIVE
+    }
+
+    /** A completion queue and how its completions are delivered. */
+    public static class CompletionQueue {
+
+        /**
+         * Minimum number of entries; must hold the send and receive work requests of every queue
+         * pair using it (manual §5.2).
+         */
+        private int entries = 256;
+
+        /** Delivery of completions: 'polling', 'event' or 'adaptive'. */
+        private CompletionMode mode = CompletionMode.ADAPTIVE;
+
+        /** Under 'adaptive', how long polling continues after the last completion before sleeping on events. */
+        private Duration pollWindow = Duration.ofMillis(1);
+
+        /** Completions taken per poll. */
+        private int batchSize = 16;
+
+        /** Interrupt vector of the completion channel, 0 to num_comp_vectors - 1. */
+        private int completionVector = 0;
+
+        /** Whether completions carry the device's timestamp; the device must support it. */
+        private boolean timestamps = false;
+
+        public int getEntries() {
+            return entries;
+        }
+
+        public void setEntries(int entries) {
+            this.entries = entries;
+        }
+
+        public CompletionMode getMode() {
+            return mode;
+        }
+
+        public void setMode(CompletionMode mode) {
+            this.mode = mode;
+        }
+
+        public Duration getPollWindow() {
+            return pollWindow;
+        }
+
+        public void setPollWindow(Duration pollWindow) {
+            this.pollWindow = pollWindow;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public int getCompletionVector() {
+            return completionVector;
+        }
+
+        public void setCompletionVector(int completionVector) {
+            this.completionVector = completionVector;
+        }
+
+        public boolean isTimestamps() {
+            return timestamps;
+        }
+
+        public void setTimestamps(boolean timestamps) {
+            this.timestamps = timestamps;
+        }
+    }
+
+    /** A completion counter (ibv_create_comp_cntr). */
+    public static class CompletionCounter {
+
+        /**
+         * File whose first 16 bytes hold the completion count and the error count, so another
+         * process can watch them (IBV_COMP_CNTR_INIT_WITH_EXTERNAL_MEM); unset keeps the counts
+         * in provider memory.
+         */
+        private String externalMemory;
+
+        public String getExternalMemory() {
+            return externalMemory;
+        }
+
+        public void setExternalMemory(String externalMemory) {
+            this.externalMemory = externalMemory;
+        }
+    }
+
+    /** A protection domain and the resources that live in it. */
+    public static class ProtectionDomain {
+
+        /** Registered memory pools by name, each sliced into equal buffers. */
+        private Map<String, MemoryPool> memoryPools = new LinkedHashMap<>();
+
+        /** Shared receive queues by name. */
+        private Map<String, SharedReceiveQueue> sharedReceiveQueues = new LinkedHashMap<>();
+
+        /** Queue pairs by name. */
+        private Map<String, QueuePair> queuePairs = new LinkedHashMap<>();
+
+        public Map<String, MemoryPool> getMemoryPools() {
+            return memoryPools;
+        }
+
+        public void setMemoryPools(Map<String, MemoryPool> memoryPools) {
+            this.memoryPools = memoryPools;
+        }
+
+        public Map<String, SharedReceiveQueue> getSharedReceiveQueues() {
+            return sharedReceiveQueues;
+        }
+
+        public void setSharedReceiveQueues(Map<String, SharedReceiveQueue> sharedReceiveQueues) {
+            this.sharedReceiveQueues = sharedReceiveQueues;
+        }
+
+        public Map<String, QueuePair> getQueuePairs() {
+            return queuePairs;
+        }
+
+        public void setQueuePairs(Map<String, QueuePair> queuePairs) {
+            this.queuePairs = queuePairs;
+        }
+    }
+
+    /** One registered region sliced into 'count' buffers of 'buffer-size' bytes. */
+    public static class MemoryPool {
+
+        /** Size of each buffer, e.g. 4KiB. */
+        private DataSize bufferSize = DataSize.ofKilobytes(4);
+
+        /** Number of buffers. */
+        private int count = 64;
+
+        /**
+         * Access rights of the registration: local-write, remote-write, remote-read,
+         * remote-atomic, mw-bind, zero-based, on-demand, hugetlb, relaxed-ordering.
+         * remote-write and remote-atomic need local-write as well (ibv_reg_mr).
+         */
+        private List<String> access = new ArrayList<>(List.of("local-write"));
+
+        public DataSize getBufferSize() {
+            return bufferSize;
+        }
+
+        public void setBufferSize(DataSize bufferSize) {
+            this.bufferSize = bufferSize;
+        }
+
+        public int getCount() {
+            return count;
+        }
+
+        public void setCount(int count) {
+            this.count = count;
+        }
+
+        public List<String> getAccess() {
+            return access;
+        }
+
+        public void setAccess(List<String> access) {
+            this.access = access;
+        }
+    }
+
+    /** A shared receive queue (ibv_create_srq). */
+    public static class SharedReceiveQueue {
+
+        /** Receive work requests the queue holds. */
+        private int maxWr = 1024;
+
+        /** Scatter/gather entries per receive work request. */
+        private int maxSge = 1;
+
+        /** Arms IBV_EVENT_SRQ_LIMIT_REACHED when fewer receives than this remain; 0 leaves it disarmed. */
+        private int limit = 0;
+
+        public int getMaxWr() {
+            return maxWr;
+        }
+
+        public void setMaxWr(int maxWr) {
+            this.maxWr = maxWr;
+        }
+
+        public int getMaxSge() {
+            return maxSge;
+        }
+
+        public void setMaxSge(int maxSge) {
+            this.maxSge = maxSge;
+        }
+
+        public int getLimit() {
+            return limit;
+        }
+
+        public void setLimit(int limit) {
+            this.limit = limit;
+        }
+    }
+
+    /** A queue pair (ibv_create_qp). Unset capacities, port and GID index come from the device. */
+    public static class QueuePair {
+
+        /** Transport: 'rc' (reliable connected), 'uc', 'ud' (datagrams) or 'raw-packet'. */
+        private QueuePairType type = QueuePairType.RC;
+
+        /** Name of the completion queue (on the same device) that send completions go to. */
+        private String sendCq;
+
+        /** Name of the completion queue (on the same device) that receive completions go to. */
+        private String recvCq;
+
+        /** Name of a shared receive queue of the same protection domain to take receives from. */
+        private String srq;
+
+        /** Name of a memory pool of the same protection domain that the RDMA template and receive handlers lease buffers from. */
+        private String memoryPool;
+
+        /** Send queue depth; the device's queue-pair-defaults when unset. */
+        private Integer maxSendWr;
+
+        /** Receive queue depth; the device's queue-pair-defaults when unset. */
+        private Integer maxRecvWr;
+
+        /** Scatter/gather entries per send work request; the device's queue-pair-defaults when unset. */
+        private Integer maxSendSge;
+
+        /** Scatter/gather entries per receive work request; the device's queue-pair-defaults when unset. */
+        private Integer maxRecvSge;
+
+        /** Largest inline send in bytes; the device's queue-pair-defaults when unset. */
+        private Integer maxInlineData;
+
+        /** Port this queue pair connects through; the device's port when unset. */
+        private Integer port;
+
+        /** GID index this queue pair connects with; the device's gid-index when unset. */
+        private Integer gidIndex;
+
+        /** Whether every send work request produces a completion (sq_sig_all). */
+        private boolean signalAll = false;
+
+        /**
+         * Completion counters to attach, by counter name, with the op kinds each counts (send,
+         * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
+         * queue pair may not count the same op kind.
+         */
+        private Map<String, List<String>> compCounters = new LinkedHashMap<>();
+
+        public QueuePairType getType() {
+            return type;
+        }
+
+        public void setType(QueuePairType type) {
+            this.type = type;
+        }
+
+        public String getSendCq() {
+            return sendCq;
+        }
+
+        public void setSendCq(String sendCq) {
+            this.sendCq = sendCq;
+        }
+
+        public String getRecvCq() {
+            return recvCq;
+        }
+
+        public void setRecvCq(String recvCq) {
+            this.recvCq = recvCq;
+        }
+
+        public String getSrq() {
+            return srq;
+        }
+
+        public void setSrq(String srq) {
+            this.srq = srq;
+        }
+
+        public String getMemoryPool() {
+            return memoryPool;
+        }
+
+        public void setMemoryPool(String memoryPool) {
+            this.memoryPool = memoryPool;
+        }
+
+        public Integer getMaxSendWr() {
+            return maxSendWr;
+        }
+
+        public void setMaxSendWr(Integer maxSendWr) {
+            this.maxSendWr = maxSendWr;
+        }
+
+        public Integer getMaxRecvWr() {
+            return maxRecvWr;
+        }
+
+        public void setMaxRecvWr(Integer maxRecvWr) {
+            this.maxRecvWr = maxRecvWr;
+        }
+
+        public Integer getMaxSendSge() {
+            return maxSendSge;
+        }
+
+        public void setMaxSendSge(Integer maxSendSge) {
+            this.maxSendSge = maxSendSge;
+        }
+
+        public Integer getMaxRecvSge() {
+            return maxRecvSge;
+        }
+
+        public void setMaxRecvSge(Integer maxRecvSge) {
+            this.maxRecvSge = maxRecvSge;
+        }
+
+        public Integer getMaxInlineData() {
+            return maxInlineData;
+        }
+
+        public void setMaxInlineData(Integer maxInlineData) {
+            this.maxInlineData = maxInlineData;
+        }
+
+        public Integer getPort() {
+            return port;
+        }
+
+        public void setPort(Integer port) {
+            this.port = port;
+        }
+
+        public Integer getGidIndex() {
+            return gidIndex;
+        }
+
+        public void setGidIndex(Integer gidIndex) {
+            this.gidIndex = gidIndex;
+        }
+
+        public boolean isSignalAll() {
+            return signalAll;
+        }
+
+        public void setSignalAll(boolean signalAll) {
+            this.signalAll = signalAll;
+        }
+
+        public Map<String, List<String>> getCompCounters() {
+            return compCounters;
+        }
+
+        public void setCompCounters(Map<String, List<String>> compCounters) {
+            this.compCounters = compCounters;
+        }
+    }
+
+    /** A flow steering rule (ibv_create_flow) with optional flow counters. */
+    public static class Flow {
+
+        /** Name of the queue pair (raw-packet or ud, on the same device) that matching packets steer to. */
+        private String queuePair;
+
+        /** Port the rule applies to; the device's port when unset. */
+        private Integer port;
+
+        /** Rule priority; lower values take precedence. */
+        private int priority = 0;
+
+        /** Which packets match; unset fields match anything. */
+        private final FlowMatch match = new FlowMatch();
+
+        /**
+         * What the flow's counters collect, one counter point per entry in this order ('packets'
+         * or 'bytes'); empty creates no flow counters.
+         */
+        private List<String> counters = new ArrayList<>();
+
+        public String getQueuePair() {
+            return queuePair;
+        }
+
+        public void setQueuePair(String queuePair) {
+            this.queuePair = queuePair;
+        }
+
+        public Integer getPort() {
+            return port;
+        }
+
+        public void setPort(Integer port) {
+            this.port = port;
+        }
+
+        public int getPriority() {
+            return priority;
+        }
+
+        public void setPriority(int priority) {
+            this.priority = priority;
+        }
+
+        public FlowMatch getMatch() {
+            return match;
+        }
+
+        public List<String> getCounters() {
+            return counters;
+        }
+
+        public void setCounters(List<String> counters) {
+            this.counters = counters;
+        }
+    }
+
+    /** The packet fields a flow matches exactly; unset fields are wildcards. */
+    public static class FlowMatch {
+
+        /** Destination MAC address, e.g. 02:00:00:00:00:01. */
+        private String destinationMac;
+
+        /** Ether type, e.g. 0x0800 for IPv4 (write it as a decimal or a quoted hex string). */
+        private Integer etherType;
+
+        /** Source IPv4 address. */
+        private String sourceIpv4;
+
+        /** Destination IPv4 address. */
+        private String destinationIpv4;
+
+        /** Transport protocol: 'tcp' or 'udp'; needed for the port fields. */
+        private String protocol;
+
+        /** Source TCP/UDP port. */
+        private Integer sourcePort;
+
+        /** Destination TCP/UDP port. */
+        private Integer destinationPort;
+
+        public String getDestinationMac() {
+            return destinationMac;
+        }
+
+        public void setDestinationMac(String destinationMac) {
+            this.destinationMac = destinationMac;
+        }
+
+        public Integer getEtherType() {
+            return etherType;
+        }
+
+        public void setEtherType(Integer etherType) {
+            this.etherType = etherType;
+        }
+
+        public String getSourceIpv4() {
+            return sourceIpv4;
+        }
+
+        public void setSourceIpv4(String sourceIpv4) {
+            this.sourceIpv4 = sourceIpv4;
+        }
+
+        public String getDestinationIpv4() {
+            return destinationIpv4;
+        }
+
+        public void setDestinationIpv4(String destinationIpv4) {
+            this.destinationIpv4 = destinationIpv4;
+        }
+
+        public String getProtocol() {
+            return protocol;
+        }
+
+        public void setProtocol(String protocol) {
+            this.protocol = protocol;
+        }
+
+        public Integer getSourcePort() {
+            return sourcePort;
+        }
+
+        public void setSourcePort(Integer sourcePort) {
+            this.sourcePort = sourcePort;
+        }
+
+        public Integer getDestinationPort() {
+            return destinationPort;
+        }
+
+        public void setDestinationPort(Integer destinationPort) {
+            this.destinationPort = destinationPort;
+        }
+    }
+
+    /**
+     * A connection of a declared queue pair to a peer: either it listens (address and port set)
+     * or it connects out (host and port set). On the simulated fabric, connections are made
+     * through the in-JVM connection manager.
+     */
+    public static class Connection {
+
+        /** Name of the queue pair (rc or uc) this connection brings up. */
+        private String queuePair;
+
+        /** Address to listen on; set for a listener, unset for an outbound connection. */
+        private String listenAddress;
+
+        /** Host to connect to; set for an outbound connection, unset for a listener. */
+        private String host;
+
+        /** Port to listen on or connect to. */
+        private int port;
+
+        /** How long one connection attempt may take. */
+        private Duration timeout = Duration.ofSeconds(5);
+
+        /** Further attempts after a failed one, with 'retry-interval' between them. */
+        private int retries = 3;
+
+        /** Pause between connection attempts. */
+        private Duration retryInterval = Duration.ofMillis(200);
+
+        public String getQueuePair() {
+            return queuePair;
+        }
+
+        public void setQueuePair(String queuePair) {
+            this.queuePair = queuePair;
+        }
+
+        public String getListenAddress() {
+            return listenAddress;
+        }
+
+        public void setListenAddress(String listenAddress) {
+            this.listenAddress = listenAddress;
+        }
+
+        public String getHost() {
+            return host;
+        }
+
+        public void setHost(String host) {
+            this.host = host;
+        }
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public int getRetries() {
+            return retries;
+        }
+
+        public void setRetries(int retries) {
+            this.retries = retries;
+        }
+
+        public Duration getRetryInterval() {
+            return retryInterval;
+        }
+
+        public void setRetryInterval(Duration retryInterval) {
+            this.retryInterval = retryInterval;
+        }
+    }
+
+    /** Shutdown of the fabric. */
+    public static class Shutdown {
+
+        /** How long outstanding work requests may take to complete before their queue pairs are flushed (moved to ERR). */
+        private Duration drainTimeout = Duration.ofSeconds(2);
+
+        public Duration getDrainTimeout() {
+            return drainTimeout;
+        }
+
+        public void setDrainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.rdma.boot.autoconfigure.completion;
+
+import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.VerbsException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs one {@link CompletionPoller} per declared CQ while the application runs, and stops the
+ * fabric's traffic before any resource is destroyed: lifecycle beans are stopped before the
+ * context destroys its singletons. Stopping first lets outstanding send WRs complete (up to
+ * {@code rdma.shutdown.drain-timeout}), then moves every QP to ERR so whatever is still posted
+ * is flushed ({@code IBV_WC_WR_FLUSH_ERR}) and delivered to its handler, and only then ends the
+ * poller threads.
+ */
+public final class CompletionPollers implements SmartLifecycle {
+
+    /**
+     * Started before and stopped after the phases of the web server and of user lifecycle beans
+     * (which may still post while they stop), so no post is left without a poller.
+     */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 8192;
+
+    private static final Log logger = LogFactory.getLog(CompletionPollers.class);
+    private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(1);
+
+    private final RdmaFabric fabric;
+    private final CompletionRouter router;
+    private final Duration drainTimeout;
+    private final List<CompletionPoller> pollers;
+    private volatile boolean running;
+
+    public CompletionPollers(RdmaFabric fabric, CompletionRouter router, RdmaProperties properties) {
+        this.fabric = fabric;
+        this.router = router;
+        this.drainTimeout = properties.getShutdown().getDrainTimeout();
+        this.pollers = createPollers(fabric, router, properties);
+    }
+
+    private static List<CompletionPoller> createPollers(RdmaFabric fabric, CompletionRouter router,
+                                                        RdmaProperties properties) {
+        List<CompletionPoller> created = new ArrayList<>();
+        for (RdmaFabric.Named<CompletionQueue> cq : fabric.resources(CompletionQueue.class)) {
+            RdmaProperties.CompletionQueue settings = properties.getDevices().get(cq.declaration().device())
+                    .getCompletionQueues().get(cq.name());
+            created.add(new CompletionPoller(cq.name(), cq.resource(), settings.getMode(), settings.getPollWindow(),
+                    settings.getBatchSize(), router));
+        }
+        return List.copyOf(created);
+    }
+
+    public CompletionRouter router() {
+        return router;
+    }
+
+    public List<CompletionPoller> pollers() {
+        return pollers;
+    }
+
+    public Optional<CompletionPoller> poller(String cqName) {
+        return pollers.stream().filter(poller -> poller.name().equals(cqName)).findFirst();
+    }
+
+    @Override
+    public void start() {
+        pollers.forEach(CompletionPoller::start);
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        List<QueuePair> qps = fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::resource).toList();
+        awaitDrained(qps);
+        long[] before = pollers.stream().mapToLong(CompletionPoller::emptyPolls).toArray();
+        flush(qps);
+        awaitEmptyPollAfter(before);
+        for (CompletionPoller poller : pollers) {
+            try {
+                poller.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        running = false;
+    }
+
+    private void awaitDrained(List<QueuePair> qps) {
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        while (qps.stream().anyMatch(qp -> !qp.isClosed() && qp.outstandingSends() > 0)) {
+            if (System.nanoTime() > deadline) {
+                logger.warn("RDMA send work requests still outstanding after " + drainTimeout + "; flushing them");
+                return;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    /** QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (manual §6.2). */
+    private static void flush(List<QueuePair> qps) {
+        for (QueuePair qp : qps) {
+            try {
+                if (!qp.isClosed() && qp.state() != QueuePairState.RESET && qp.state() != QueuePairState.ERR) {
+                    qp.toError();
+                }
+            } catch (VerbsException e) {
+                logger.warn("Could not move " + qp + " to the error state to flush it", e);
+            }
+        }
+    }
+
+    /** Waits until each poller found its CQ empty after the flush, so every flushed completion was delivered. */
+    private void awaitEmptyPollAfter(long[] before) {
+        long deadline = System.nanoTime() + FLUSH_TIMEOUT.toNanos();
+        for (int i = 0; i < pollers.size(); i++) {
+            CompletionPoller poller = pollers.get(i);
+            while (poller.thread().isAlive() && poller.emptyPolls() <= before[i] + 1
+                    && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

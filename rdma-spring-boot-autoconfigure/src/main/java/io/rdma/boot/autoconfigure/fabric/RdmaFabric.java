@@ -1,0 +1,84 @@
+package io.rdma.boot.autoconfigure.fabric;
+
+import io.rdma.verbs.api.CounterDescription;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsResource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every resource the configuration declared, with its declaration: the view the actuator
+ * endpoint, health indicator, metrics and completion pollers take of the fabric. It owns
+ * nothing: each resource is a bean of its own and Spring destroys them, so this bean depends on
+ * all of them and is destroyed before any of them.
+ */
+public final class RdmaFabric {
+
+    private final Verbs verbs;
+    private final List<ManagedResource> resources;
+    private final Map<String, List<Integer>> configuredPorts;
+    private final Map<String, List<CounterDescription>> flowCounterPoints;
+    private final Map<String, FabricPlan.QueuePairAddress> queuePairAddresses;
+
+    RdmaFabric(Verbs verbs, List<ManagedResource> resources, FabricPlan plan) {
+        this.verbs = verbs;
+        this.resources = List.copyOf(resources);
+        this.configuredPorts = plan.configuredPorts();
+        this.flowCounterPoints = plan.flowCounterPoints();
+        this.queuePairAddresses = plan.queuePairAddresses();
+    }
+
+    /** The port, GID index and memory pool the configuration gives queue pair {@code name}. */
+    public FabricPlan.QueuePairAddress queuePairAddress(String name) {
+        FabricPlan.QueuePairAddress address = queuePairAddresses.get(name);
+        if (address == null) {
+            throw new IllegalArgumentException("no queue pair named '" + name + "' is declared; declared: "
+                    + queuePairAddresses.keySet());
+        }
+        return address;
+    }
+
+    /** What the counter points of flow {@code flow} collect, in index order; empty without flow counters. */
+    public List<CounterDescription> flowCounterPoints(String flow) {
+        return flowCounterPoints.getOrDefault(flow, List.of());
+    }
+
+    /** The ports the configuration uses on {@code device}: those health watches and metrics report. */
+    public List<Integer> configuredPorts(String device) {
+        return configuredPorts.getOrDefault(device, List.of());
+    }
+
+    /** A declared resource and the object created for it. */
+    public record ManagedResource(DeclaredResource declaration, VerbsResource resource) {
+
+        public String name() {
+            return declaration.name();
+        }
+    }
+
+    public Verbs verbs() {
+        return verbs;
+    }
+
+    /** Every resource, in creation order. */
+    public List<ManagedResource> resources() {
+        return resources;
+    }
+
+    /** The resources of one type (for example every {@code CompletionQueue}), in creation order. */
+    public <T extends VerbsResource> List<Named<T>> resources(Class<T> type) {
+        return resources.stream().filter(managed -> type.isInstance(managed.resource()))
+                .map(managed -> new Named<>(managed.name(), managed.declaration(), type.cast(managed.resource())))
+                .toList();
+    }
+
+    public Optional<ManagedResource> resource(String name) {
+        return resources.stream().filter(managed -> managed.name().equals(name)).findFirst();
+    }
+
+    /** A typed resource with its name and declaration. */
+    public record Named<T extends VerbsResource>(String name, DeclaredResource declaration, T resource) {
+    }
+}

@@ -1,0 +1,137 @@
+package io.rdma.boot.autoconfigure.fabric;
+
+import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
+import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.api.VerbsResource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Registers one bean per declared resource, named after its key, plus {@code rdmaVerbs} (the
+ * provider's device list, the root every device depends on) and {@code rdmaFabric}.
+ *
+ * <p>Why bean definitions rather than one fabric bean that creates everything and registers
+ * singletons: a bean definition carries {@code dependsOn}, and Spring both creates the
+ * dependencies first and destroys the dependents first, also when startup fails half-way
+ * (the singletons created so far are destroyed in reverse). Hand-registered singletons get
+ * neither, so the destroy order and the clean-up after a failed start would have to be
+ * re-implemented. Definitions also make each resource an ordinary bean:
+ * {@code @Qualifier("rpc") QueuePair} resolves by name, {@code @DependsOn("rpc")} works,
+ * and a user bean that injects a QP is destroyed before it.
+ *
+ * <p>The properties are bound here with {@link Binder}, because bean definitions must exist
+ * before any bean (the {@code @ConfigurationProperties} bean included) is created.
+ */
+public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+
+    private static final Log logger = LogFactory.getLog(RdmaResourceRegistrar.class);
+
+    private Environment environment;
+    private BeanFactory beanFactory;
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+        ApplicationConversionService conversion = new ApplicationConversionService();
+        conversion.addConverter(new BinaryDataSizeConverter());
+        Binder binder = new Binder(ConfigurationPropertySources.get(environment),
+                new PropertySourcesPlaceholdersResolver(environment), conversion);
+        RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
+                .orElseGet(RdmaProperties::new);
+        FabricPlan plan = FabricPlan.read(properties);
+        ResourceLookup lookup = new BeanFactoryLookup(beanFactory);
+        registry.registerBeanDefinition(FabricPlan.VERBS_BEAN, definition(Verbs.class, () -> openVerbs(plan)));
+        List<DeclaredResource> resources = plan.resources();
+        for (DeclaredResource resource : resources) {
+            RootBeanDefinition definition = definition(resource.type(), () -> create(resource, lookup));
+            definition.setDependsOn(resource.dependsOn().toArray(String[]::new));
+            registry.registerBeanDefinition(resource.name(), definition);
+        }
+        RootBeanDefinition fabric = new RootBeanDefinition(RdmaFabric.class, () -> fabric(resources, plan, lookup));
+        fabric.setLazyInit(false);
+        fabric.setDependsOn(resources.stream().map(DeclaredResource::name).toArray(String[]::new));
+        registry.registerBeanDefinition(FabricPlan.FABRIC_BEAN, fabric);
+    }
+
+    private static Verbs openVerbs(FabricPlan plan) {
+        try {
+            Verbs verbs = Verbs.open(plan.provider(), plan.simulatedDevices());
+            logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
+                    + verbs.selectionReason());
+            return verbs;
+        } catch (VerbsException e) {
+            throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".provider", e.getMessage(),
+                    e.advice() != null ? e.advice() + "." : "Set rdma.provider to auto or simulated.", e);
+        }
+    }
+
+    private static VerbsResource create(DeclaredResource resource, ResourceLookup lookup) {
+        try {
+            return resource.creator().create(lookup);
+        } catch (VerbsException e) {
+            throw new RdmaResourceCreationException(resource.name(), resource.kind(), resource.property(), e);
+        }
+    }
+
+    private static RdmaFabric fabric(List<DeclaredResource> resources, FabricPlan plan, ResourceLookup lookup) {
+        List<RdmaFabric.ManagedResource> managed = new ArrayList<>();
+        for (DeclaredResource resource : resources) {
+            managed.add(new RdmaFabric.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
+        }
+        return new RdmaFabric(lookup.verbs(), managed, plan);
+    }
+
+    /**
+     * Resources are created at startup whatever the lazy-initialization setting says: a fabric
+     * that cannot be built should fail the start, not the first request. {@code close} is
+     * their destroy method.
+     */
+    private static RootBeanDefinition definition(Class<?> type, Supplier<?> supplier) {
+        RootBeanDefinition definition = new RootBeanDefinition(type);
+        definition.setInstanceSupplier(supplier);
+        definition.setLazyInit(false);
+        definition.setDestroyMethodName("close");
+        return definition;
+    }
+
+    private record BeanFactoryLookup(BeanFactory beanFactory) implements ResourceLookup {
+
+        @Override
+        public Verbs verbs() {
+            return beanFactory.getBean(FabricPlan.VERBS_BEAN, Verbs.class);
+        }
+
+        @Override
+        public <T> T resource(String name, Class<T> type) {
+            return beanFactory.getBean(name, type);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.rdma.boot.autoconfigure.fabric;
+
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.CompletionQueuePlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.CounterPlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.FlowPlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.MemoryPoolPlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.ProtectionDomainPlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.QueuePairPlan;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.SharedReceiveQueuePlan;
+import io.rdma.verbs.api.CompletionChannel;
+import io.rdma.verbs.api.CompletionCounter;
+import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.CompletionQueueOptions;
+import io.rdma.verbs.api.Device;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.Flow;
+import io.rdma.verbs.api.FlowCounters;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairOptions;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SharedReceiveQueue;
+import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.api.VerbsResource;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Turns device plans into {@link DeclaredResource}s: what each bean depends on and how it is
+ * created. The dependencies are exactly libibverbs' destroy constraints (manual §11.3): a
+ * resource depends on its parents, a QP also on its CQs, SRQ and every completion counter
+ * attached to it, a CQ on its channel, a flow on its QP and its flow counters. Spring destroys
+ * a bean only after every bean that depends on it, so its reverse destruction is a valid
+ * libibverbs order; declaring them in reverse {@link ResourceKind} order makes it exactly the
+ * manual's order.
+ */
+final class ResourceDeclarations {
+
+    private final List<DeclaredResource> resources = new ArrayList<>();
+
+    private ResourceDeclarations() {
+    }
+
+    static List<DeclaredResource> of(List<DevicePlan> devices) {
+        ResourceDeclarations declarations = new ResourceDeclarations();
+        devices.forEach(declarations::device);
+        // Creation order is the reverse of the destroy order; the sort is stable, so within a
+        // kind resources are created (and, reversed, destroyed) in the order they are declared.
+        Comparator<DeclaredResource> parentsFirst =
+                Comparator.comparingInt((DeclaredResource resource) -> resource.kind().destroyRank()).reversed();
+        return declarations.resources.stream().sorted(parentsFirst).toList();
+    }
+
+    private void device(DevicePlan device) {
+        String name = device.name();
+        declare(device.name(), ResourceKind.DEVICE_CONTEXT, DeviceContext.class, name, device.property(),
+                List.of(FabricPlan.VERBS_BEAN), lookup -> open(device, lookup));
+        for (CompletionQueuePlan cq : device.completionQueues()) {
+            completionQueue(name, cq);
+        }
+        for (CounterPlan counter : device.counters()) {
+            declare(counter.name(), ResourceKind.COMPLETION_COUNTER, CompletionCounter.class, name, counter.property(),
+                    List.of(name), lookup -> lookup.resource(name, DeviceContext.class)
+                            .createCompletionCounter(counterOptions(counter)));
+        }
+        for (ProtectionDomainPlan pd : device.protectionDomains()) {
+            declare(pd.name(), ResourceKind.PROTECTION_DOMAIN, ProtectionDomain.class, name, pd.property(),
+                    List.of(name), lookup -> lookup.resource(name, DeviceContext.class).allocateProtectionDomain());
+            pd.memoryPools().forEach(pool -> memoryPool(name, pool));
+            pd.sharedReceiveQueues().forEach(srq -> sharedReceiveQueue(name, srq));
+            pd.queuePairs().forEach(qp -> queuePair(name, qp));
+        }
+        device.flows().forEach(flow -> flow(name, flow));
+    }
+
+    private static DeviceContext open(DevicePlan device, ResourceLookup lookup) {
+        DeviceContext context;
+        try {
+            context = lookup.verbs().device(device.name()).open();
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.ENODEV) {
+                throw e;
+            }
+            throw new InvalidRdmaConfigurationException(device.property(), "provider '" + lookup.verbs().providerName()
+                    + "' has no device named '" + device.name() + "'; devices present: "
+                    + lookup.verbs().devices().stream().map(Device::name).toList(),
+                    "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
+                            + " fabric where the device is missing.", e);
+        }
+        try {
+            DeviceLimits.verify(device, context);
+        } catch (RuntimeException e) {
+            context.close();
+            throw e;
+        }
+        return context;
+    }
+
+    private void completionQueue(String device, CompletionQueuePlan cq) {
+        List<String> parents = new ArrayList<>(List.of(device));
+        if (cq.channelName() != null) {
+            declare(cq.channelName(), ResourceKind.COMPLETION_CHANNEL, CompletionChannel.class, device,
+                    cq.property() + ".mode", List.of(device),
+                    lookup -> lookup.resource(device, DeviceContext.class).createCompletionChannel());
+            parents.add(cq.channelName());
+        }
+        declare(cq.name(), ResourceKind.COMPLETION_QUEUE, CompletionQueue.class, device, cq.property(), parents,
+                lookup -> {
+                    CompletionQueueOptions options = new CompletionQueueOptions(cq.entries(), null,
+                            cq.completionVector(), cq.timestamps());
+                    if (cq.channelName() != null) {
+                        options = options.withChannel(lookup.resource(cq.channelName(), CompletionChannel.class));
+                    }
+                    return lookup.resource(device, DeviceContext.class).createCompletionQueue(options);
+                });
+    }
+
+    /**
+     * External counter memory is mapped into an automatic arena: the provider keeps the
+     * segments for as long as the counter lives, and the mapping goes only once nothing refers
+     * to it, which is after the counter is destroyed.
+     */
+    private static CompletionCounterOptions counterOptions(CounterPlan counter) {
+        if (counter.externalMemory() == null) {
+            return CompletionCounterOptions.internalMemory();
+        }
+        try (FileChannel file = FileChannel.open(counter.externalMemory(), StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MemorySegment counts = file.map(FileChannel.MapMode.READ_WRITE, 0, 2 * Long.BYTES, Arena.ofAuto());
+            return CompletionCounterOptions.externalMemory(counts.asSlice(0, Long.BYTES),
+                    counts.asSlice(Long.BYTES, Long.BYTES));
+        } catch (IOException e) {
+            throw new InvalidRdmaConfigurationException(counter.property() + ".external-memory", "the file '"
+                    + counter.externalMemory() + "' cannot be mapped: " + e.getMessage(),
+                    "Name a file the service may create, read and write (e.g. under /dev/shm).", e);
+        }
+    }
+
+    private void memoryPool(String device, MemoryPoolPlan pool) {
+        declare(pool.name(), ResourceKind.MEMORY_POOL, MemoryPool.class, device, pool.property(),
+                List.of(pool.protectionDomain()), lookup -> lookup.resource(pool.protectionDomain(),
+                        ProtectionDomain.class).createMemoryPool(pool.bufferSize(), pool.count(), pool.access()));
+    }
+
+    private void sharedReceiveQueue(String device, SharedReceiveQueuePlan srq) {
+        declare(srq.name(), ResourceKind.SHARED_RECEIVE_QUEUE, SharedReceiveQueue.class, device, srq.property(),
+                List.of(srq.protectionDomain()), lookup -> lookup.resource(srq.protectionDomain(),
+                        ProtectionDomain.class).createSharedReceiveQueue(
+                        new SharedReceiveQueueAttributes(srq.maxWr(), srq.maxSge(), srq.limit())));
+    }
+
+    private void queuePair(String device, QueuePairPlan qp) {
+        List<String> parents = new ArrayList<>(List.of(qp.protectionDomain(), qp.sendCq()));
+        if (!qp.recvCq().equals(qp.sendCq())) {
+            parents.add(qp.recvCq());
+        }
+        if (qp.srq() != null) {
+            parents.add(qp.srq());
+        }
+        // A completion counter may only be destroyed once no QP is attached to it (EBUSY otherwise).
+        parents.addAll(qp.counters().keySet());
+        declare(qp.name(), ResourceKind.QUEUE_PAIR, QueuePair.class, device, qp.property(), parents,
+                lookup -> createQueuePair(qp, lookup));
+    }
+
+    private static QueuePair createQueuePair(QueuePairPlan qp, ResourceLookup lookup) {
+        SharedReceiveQueue srq = qp.srq() == null ? null : lookup.resource(qp.srq(), SharedReceiveQueue.class);
+        QueuePairOptions options = new QueuePairOptions(qp.type(), lookup.resource(qp.sendCq(), CompletionQueue.class),
+                lookup.resource(qp.recvCq(), CompletionQueue.class), srq, qp.capabilities(), qp.signalAll());
+        QueuePair created = lookup.resource(qp.protectionDomain(), ProtectionDomain.class).createQueuePair(options);
+        String counter = null;
+        try {
+            for (var attachment : qp.counters().entrySet()) {
+                counter = attachment.getKey();
+                created.attachCompletionCounter(lookup.resource(counter, CompletionCounter.class), attachment.getValue());
+            }
+        } catch (VerbsException e) {
+            created.close();
+            throw new RdmaResourceCreationException(qp.name(), ResourceKind.QUEUE_PAIR,
+                    qp.property() + ".comp-counters." + counter, e);
+        }
+        return created;
+    }
+
+    private void flow(String device, FlowPlan flow) {
+        List<String> parents = new ArrayList<>(List.of(flow.queuePair()));
+        if (flow.countersName() != null) {
+            declare(flow.countersName(), ResourceKind.FLOW_COUNTERS, FlowCounters.class, device,
+                    flow.property() + ".counters", List.of(device), lookup -> {
+                        FlowCounters counters = lookup.resource(device, DeviceContext.class).createFlowCounters();
+                        try {
+                            for (int index = 0; index < flow.counters().size(); index++) {
+                                counters.attach(flow.counters().get(index), index);
+                            }
+                        } catch (RuntimeException e) {
+                            counters.close();
+                            throw e;
+                        }
+                        return counters;
+                    });
+            parents.add(flow.countersName());
+        }
+        declare(flow.name(), ResourceKind.FLOW, Flow.class, device, flow.property(), parents, lookup -> {
+            FlowCounters counters = flow.countersName() == null ? null
+                    : lookup.resource(flow.countersName(), FlowCounters.class);
+            return lookup.resource(flow.queuePair(), QueuePair.class).createFlow(flow.spec(), counters);
+        });
+    }
+
+    private void declare(String name, ResourceKind kind, Class<? extends VerbsResource> type, String device,
+                         String property, List<String> dependsOn, DeclaredResource.Creator creator) {
+        resources.add(new DeclaredResource(name, kind, type, device, property, dependsOn, creator));
+    }
+}

@@ -1,0 +1,33 @@
+package io.rdma.boot.autoconfigure.metrics;
+
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.CompletionCounter;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/** {@code rdma.comp.counter} per declared completion counter: its completion and error counts, read on scrape. */
+public class CompletionCounterMetrics implements MeterBinder {
+
+    private final RdmaFabric fabric;
+
+    public CompletionCounterMetrics(RdmaFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (RdmaFabric.Named<CompletionCounter> counter : fabric.resources(CompletionCounter.class)) {
+            CompletionCounter resource = counter.resource();
+            String device = resource.context().deviceName();
+            FunctionCounter.builder("rdma.comp.counter", resource,
+                            c -> c.isClosed() ? Double.NaN : c.completions())
+                    .description("Completions counted by the completion counter").baseUnit("completions")
+                    .tags("device", device, "counter", counter.name(), "status", "success").register(registry);
+            FunctionCounter.builder("rdma.comp.counter", resource, c -> c.isClosed() ? Double.NaN : c.errors())
+                    .description("Completions counted by the completion counter").baseUnit("completions")
+                    .tags("device", device, "counter", counter.name(), "status", "error").register(registry);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.rdma.boot.autoconfigure.metrics;
+
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.Flow;
+import io.rdma.verbs.api.FlowCounters;
+
+import java.util.Locale;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * {@code rdma.flow.packets} and {@code rdma.flow.bytes} per flow, one meter per counter point
+ * the flow's configuration declares, read with {@code ibv_read_counters} on scrape.
+ */
+public class FlowCounterMetrics implements MeterBinder {
+
+    private final RdmaFabric fabric;
+
+    public FlowCounterMetrics(RdmaFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (RdmaFabric.Named<Flow> flow : fabric.resources(Flow.class)) {
+            FlowCounters counters = flow.resource().counters();
+            if (counters == null) {
+                continue;
+            }
+            String device = counters.context().deviceName();
+            var descriptions = fabric.flowCounterPoints(flow.name());
+            for (int index = 0; index < descriptions.size(); index++) {
+                int point = index;
+                String what = descriptions.get(index).name().toLowerCase(Locale.ROOT);
+                FunctionCounter.builder("rdma.flow." + what, counters, c -> read(c, point))
+                        .description("Flow counter point " + point + " of the flow").baseUnit(what)
+                        .tags("device", device, "port", Integer.toString(flow.resource().spec().port()), "flow",
+                                flow.name(), "index", Integer.toString(point))
+                        .register(registry);
+            }
+        }
+    }
+
+    private static double read(FlowCounters counters, int index) {
+        if (counters.isClosed()) {
+            return Double.NaN;
+        }
+        long[] values = counters.read();
+        return index < values.length ? values[index] : Double.NaN;
+    }
+}

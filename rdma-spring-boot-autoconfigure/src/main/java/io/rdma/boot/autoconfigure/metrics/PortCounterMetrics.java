@@ -1,0 +1,45 @@
+package io.rdma.boot.autoconfigure.metrics;
+
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.DeviceContext;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * {@code rdma.port.counter} per configured port and counter, as the device exposes them
+ * ({@code DeviceContext.portCounters}): discovered when bound, read on scrape, tagged
+ * {@code device}, {@code port} and {@code counter} (a fixed set per device, so tags stay bounded).
+ */
+public class PortCounterMetrics implements MeterBinder {
+
+    private final RdmaFabric fabric;
+
+    public PortCounterMetrics(RdmaFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (RdmaFabric.Named<DeviceContext> device : fabric.resources(DeviceContext.class)) {
+            DeviceContext context = device.resource();
+            for (int port : fabric.configuredPorts(device.name())) {
+                for (String counter : context.portCounters(port).keySet()) {
+                    FunctionCounter.builder("rdma.port.counter", context, c -> read(c, port, counter))
+                            .description("Port counter as the device exposes it")
+                            .tags("device", device.name(), "port", Integer.toString(port), "counter", counter)
+                            .register(registry);
+                }
+            }
+        }
+    }
+
+    private static double read(DeviceContext context, int port, String counter) {
+        if (context.isClosed()) {
+            return Double.NaN;
+        }
+        Long value = context.portCounters(port).get(counter);
+        return value == null ? Double.NaN : value;
+    }
+}

@@ -1,0 +1,18 @@
+package io.rdma.boot.autoconfigure.test;
+
+import io.rdma.verbs.api.FabricControl;
+import io.rdma.verbs.api.Verbs;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Exposes the simulated fabric's {@link FabricControl} to tests annotated {@link SimulatedRdma}. */
+@Configuration(proxyBeanMethods = false)
+class FabricControlConfiguration {
+
+    @Bean
+    FabricControl rdmaFabricControl(Verbs verbs) {
+        return verbs.control().orElseThrow(() -> new IllegalStateException("provider '" + verbs.providerName()
+                + "' offers no fault injection; @SimulatedRdma selects the simulated fabric"));
+    }
+}

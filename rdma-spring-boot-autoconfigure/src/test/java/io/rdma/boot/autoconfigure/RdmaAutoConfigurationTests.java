@@ -1,0 +1,171 @@
+package io.rdma.boot.autoconfigure;
+
+import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder.Destruction;
+import io.rdma.boot.autoconfigure.completion.CompletionPollers;
+import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.boot.autoconfigure.fabric.RdmaResourceCreationException;
+import io.rdma.verbs.api.CompletionChannel;
+import io.rdma.verbs.api.CompletionCounter;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.Flow;
+import io.rdma.verbs.api.FlowCounters;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SharedReceiveQueue;
+import io.rdma.verbs.api.Verbs;
+
+import java.util.Comparator;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RdmaAutoConfigurationTests {
+
+    @Test
+    void everyDeclaredResourceIsABeanNamedAfterItsKey() {
+        FabricRunner.runner("full").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(Verbs.class).hasSingleBean(RdmaFabric.class)
+                    .hasSingleBean(DeviceContext.class).hasSingleBean(ProtectionDomain.class)
+                    .hasSingleBean(MemoryPool.class).hasSingleBean(SharedReceiveQueue.class)
+                    .hasSingleBean(CompletionChannel.class).hasSingleBean(Flow.class)
+                    .hasSingleBean(FlowCounters.class);
+            assertThat(context.getBeansOfType(CompletionQueue.class)).containsOnlyKeys("cq0", "cq1");
+            assertThat(context.getBeansOfType(CompletionCounter.class)).containsOnlyKeys("sends", "recvs");
+            assertThat(context.getBeansOfType(QueuePair.class)).containsOnlyKeys("rpc", "shared", "raw0");
+            assertThat(context.getBean("cq1.channel")).isInstanceOf(CompletionChannel.class);
+            assertThat(context.getBean("ingress.counters")).isInstanceOf(FlowCounters.class);
+            QueuePair rpc = context.getBean("rpc", QueuePair.class);
+            assertThat(rpc.type()).isEqualTo(QueuePairType.RC);
+            assertThat(rpc.sendCompletionQueue()).isSameAs(context.getBean("cq0"));
+            assertThat(rpc.receiveCompletionQueue()).isSameAs(context.getBean("cq1"));
+            assertThat(rpc.capabilities().maxInlineData()).isGreaterThanOrEqualTo(64);
+            assertThat(context.getBean("sends", CompletionCounter.class).attachedQueuePairs()).containsExactly(rpc);
+            assertThat(context.getBean("shared", QueuePair.class).sharedReceiveQueue())
+                    .containsSame(context.getBean("srq0", SharedReceiveQueue.class));
+            assertThat(context.getBean("buffers", MemoryPool.class).bufferSize()).isEqualTo(4096);
+            assertThat(context.getBean("cq1", CompletionQueue.class).options().channel())
+                    .isSameAs(context.getBean("cq1.channel"));
+            assertThat(context.getBean(RdmaFabric.class).resources()).hasSize(14);
+        });
+    }
+
+    @Test
+    void resourcesAreInjectableByQualifier() {
+        FabricRunner.runner("full").withUserConfiguration(QualifiedUserConfiguration.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            QualifiedUser user = context.getBean(QualifiedUser.class);
+            assertThat(user.rpc()).isSameAs(context.getBean("rpc"));
+            assertThat(user.buffers()).isSameAs(context.getBean("buffers"));
+        });
+    }
+
+    @Test
+    void destructionIsTheReverseOfCreationInLibibverbsOrder() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("full").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .run(context -> assertThat(context).hasNotFailed());
+
+        List<String> required = List.of("ingress", "raw0", "shared", "rpc", "srq0", "cq1", "cq0", "cq1.channel",
+                "recvs", "sends", "ingress.counters", "buffers", "pd0", "sim0");
+        assertThat(recorder.destroyedNames()).containsExactlyElementsOf(required);
+        assertThat(recorder.destroyedNames()).containsExactlyElementsOf(recorder.created().reversed());
+        assertThat(recorder.destroyed()).extracting(Destruction::kind)
+                .isSortedAccordingTo(Comparator.comparingInt(ResourceKind::destroyRank));
+        assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
+                .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void aStartupFailingAtTheFifthQueuePairDestroysWhatItCreatedInReverse() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(4);
+        FabricRunner.runner("eight-queue-pairs").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ibv_create_qp")
+                            .hasMessageContaining("ENOMEM");
+                    RdmaResourceCreationException failure = FabricRunner.cause(context.getStartupFailure(),
+                            RdmaResourceCreationException.class);
+                    assertThat(failure.resourceName()).isEqualTo("qp5");
+                    assertThat(failure.property()).isEqualTo("rdma.devices.sim0.protection-domains.pd0.queue-pairs.qp5");
+                    assertThat(failure.verbsFailure().errno()).isEqualTo(Errno.ENOMEM);
+                    assertThat(failure).hasMessageContaining("qp5").hasMessageContaining(failure.property());
+                });
+        assertThat(recorder.created()).endsWith("qp1", "qp2", "qp3", "qp4");
+        assertThat(recorder.destroyedNames()).containsExactly("qp4", "qp3", "qp2", "qp1", "cq0", "cq0.channel",
+                "sends", "buffers", "pd0", "sim0");
+        assertThat(recorder.destroyed()).allSatisfy(destruction ->
+                assertThat(destruction.openDependents()).isEmpty());
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void completionPollersRunOnePlatformThreadPerQueueNamedAfterIt() {
+        FabricRunner.runner("full").run(context -> {
+            CompletionPollers pollers = context.getBean(CompletionPollers.class);
+            assertThat(pollers.isRunning()).isTrue();
+            assertThat(pollers.pollers()).extracting(poller -> poller.name()).containsExactly("cq0", "cq1");
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                    .contains("rdma-cq-cq0", "rdma-cq-cq1");
+        });
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .doesNotContain("rdma-cq-cq0", "rdma-cq-cq1");
+    }
+
+    @Test
+    void disabledLeavesTheApplicationWithoutRdmaBeans() {
+        FabricRunner.runner("full").withPropertyValues("rdma.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(Verbs.class).doesNotHaveBean(QueuePair.class)
+                    .doesNotHaveBean(CompletionPollers.class);
+        });
+    }
+
+    @Test
+    void autoRunsTheConfiguredDeviceNamesOnTheSimulatedFabricWithoutHardware() {
+        FabricRunner.runner().withPropertyValues("rdma.provider=auto",
+                "rdma.devices.mlx5-0.completion-queues.cq.entries=64",
+                "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-send-wr=16",
+                "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-recv-wr=16").run(context -> {
+            assertThat(context).hasNotFailed();
+            Verbs verbs = context.getBean(Verbs.class);
+            assertThat(verbs.providerName()).isEqualTo("simulated");
+            assertThat(verbs.selectionReason()).contains("simulated");
+            assertThat(context.getBean("mlx5-0", DeviceContext.class).deviceName()).isEqualTo("mlx5-0");
+        });
+    }
+
+    @Test
+    void simulatedDevicesTakeTheirDescribedPortsAndLimits() {
+        FabricRunner.runner().withPropertyValues("rdma.simulated.devices.sim0.ports=2",
+                "rdma.simulated.devices.sim0.max-cqe=128", "rdma.devices.sim0.port=2").run(context -> {
+            assertThat(context).hasNotFailed();
+            DeviceContext device = context.getBean("sim0", DeviceContext.class);
+            assertThat(device.queryDevice().physicalPortCount()).isEqualTo(2);
+            assertThat(device.queryDevice().maxCqe()).isEqualTo(128);
+        });
+    }
+
+    record QualifiedUser(QueuePair rpc, MemoryPool buffers) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class QualifiedUserConfiguration {
+
+        @Bean
+        QualifiedUser user(@Qualifier("rpc") QueuePair rpc, @Qualifier("buffers") MemoryPool buffers) {
+            return new QualifiedUser(rpc, buffers);
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package io.rdma.boot.autoconfigure.fabric;
+
+import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every invalid configuration fails the start with an {@link InvalidRdmaConfigurationException}
+ * whose analysis names the property and what to do, and leaves nothing alive in the provider.
+ */
+class InvalidConfigurationTests {
+
+    private static final String DEVICE = "rdma.devices.sim0";
+    private static final String PD = DEVICE + ".protection-domains.pd0";
+    private static final String QP = PD + ".queue-pairs.qp";
+
+    /** A valid fabric: one CQ, one PD with a pool and an RC QP, one completion counter. */
+    private static final String[] VALID = {
+            DEVICE + ".completion-queues.cq.entries=256",
+            DEVICE + ".comp-counters.sends.external-memory=" + System.getProperty("java.io.tmpdir") + "/rdma-invalid.cntr",
+            PD + ".memory-pools.buffers.buffer-size=4KiB",
+            PD + ".memory-pools.buffers.count=8",
+            QP + ".send-cq=cq",
+            QP + ".max-send-wr=64",
+            QP + ".max-recv-wr=64",
+    };
+
+    @Test
+    void theValidFabricStarts() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(VALID)
+                .run(context -> assertThat(context).hasNotFailed());
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void unknownDeviceUnderNative() {
+        FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
+        assertThat(analysis.getDescription()).contains("native");
+    }
+
+    @Test
+    void unknownCompletionQueue() {
+        FailureAnalysis analysis = fails(QP + ".send-cq", QP + ".send-cq=cq9");
+        assertThat(analysis.getDescription()).contains("no completion queue named 'cq9'");
+        assertThat(analysis.getAction()).contains("[cq]");
+    }
+
+    @Test
+    void unknownRecvCompletionQueue() {
+        fails(QP + ".recv-cq", QP + ".recv-cq=nope");
+    }
+
+    @Test
+    void unknownSharedReceiveQueue() {
+        fails(QP + ".srq", QP + ".srq=srq9");
+    }
+
+    @Test
+    void sharedReceiveQueueOfAnotherProtectionDomain() {
+        fails(QP + ".srq", DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+    }
+
+    @Test
+    void unknownCompletionCounter() {
+        FailureAnalysis analysis = fails(QP + ".comp-counters.recvs", QP + ".comp-counters.recvs=recv");
+        assertThat(analysis.getDescription()).contains("no completion counter named 'recvs'");
+    }
+
+    @Test
+    void unknownMemoryPool() {
+        fails(QP + ".memory-pool", QP + ".memory-pool=elsewhere");
+    }
+
+    @Test
+    void unknownFlowQueuePair() {
+        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=ghost");
+    }
+
+    @Test
+    void flowToAConnectedQueuePair() {
+        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=qp");
+    }
+
+    @Test
+    void completionQueueTooSmallForItsQueuePairs() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=100");
+        assertThat(analysis.getDescription()).contains("128").contains("[qp]");
+        assertThat(analysis.getAction()).contains("at least 128");
+    }
+
+    @Test
+    void sizesThatAreNotPositive() {
+        fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=0");
+        fails(QP + ".max-send-wr", QP + ".max-send-wr=-1");
+        fails(QP + ".max-recv-wr", QP + ".max-recv-wr=0");
+        fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.count=0");
+        fails(PD + ".memory-pools.buffers.buffer-size", PD + ".memory-pools.buffers.buffer-size=0B");
+        fails(PD + ".shared-receive-queues.srq.max-wr", PD + ".shared-receive-queues.srq.max-wr=0");
+        fails(DEVICE + ".port", DEVICE + ".port=0");
+    }
+
+    @Test
+    void sizesAboveTheDeviceLimits() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.entries",
+                "rdma.simulated.devices.sim0.max-cqe=200");
+        assertThat(analysis.getDescription()).contains("max_cqe").contains("200");
+        fails(QP + ".max-send-wr", "rdma.simulated.devices.sim0.max-qp-wr=32");
+        fails(PD + ".shared-receive-queues.srq.max-wr", "rdma.simulated.devices.sim0.max-srq-wr=8",
+                PD + ".shared-receive-queues.srq.max-wr=16");
+        fails(PD + ".memory-pools.buffers", "rdma.simulated.devices.sim0.max-mr-size=16KB");
+        fails(DEVICE + ".port", "rdma.simulated.devices.sim0.ports=1", DEVICE + ".port=2");
+    }
+
+    @Test
+    void flowOnAPortThatIsNotEthernet() {
+        FailureAnalysis analysis = fails(DEVICE + ".flows.in.port", PD + ".queue-pairs.raw.type=raw-packet",
+                PD + ".queue-pairs.raw.send-cq=cq", PD + ".queue-pairs.raw.max-send-wr=8",
+                PD + ".queue-pairs.raw.max-recv-wr=8", DEVICE + ".flows.in.queue-pair=raw");
+        assertThat(analysis.getDescription()).contains("INFINIBAND");
+    }
+
+    @Test
+    void inlineDataAboveTheDeviceLimit() {
+        FailureAnalysis analysis = fails(QP + ".max-inline-data", "rdma.simulated.devices.sim0.max-inline-data=64",
+                QP + ".max-inline-data=128");
+        assertThat(analysis.getAction()).contains("at most 64");
+    }
+
+    @Test
+    void unknownAccessFlag() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access[1]",
+                PD + ".memory-pools.buffers.access=local-write,remote-raed");
+        assertThat(analysis.getDescription()).contains("'remote-raed' is not an access flag");
+        assertThat(analysis.getAction()).contains("remote-read");
+    }
+
+    @Test
+    void unknownCounterOpKind() {
+        FailureAnalysis analysis = fails(QP + ".comp-counters.sends[0]", QP + ".comp-counters.sends=sned");
+        assertThat(analysis.getAction()).contains("rdma-write");
+    }
+
+    @Test
+    void overlappingOpMasksOfTwoCountersOnOneQueuePair() {
+        FailureAnalysis analysis = fails(QP + ".comp-counters.more", DEVICE + ".comp-counters.more.external-memory="
+                        + System.getProperty("java.io.tmpdir") + "/rdma-invalid-more.cntr",
+                QP + ".comp-counters.sends=send,recv", QP + ".comp-counters.more=recv");
+        assertThat(analysis.getDescription()).contains("recv").contains("'sends'");
+    }
+
+    @Test
+    void remoteAccessWithoutLocalWrite() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access",
+                PD + ".memory-pools.buffers.access=remote-write");
+        assertThat(analysis.getAction()).contains("local-write");
+    }
+
+    @Test
+    void datagramQueuePairWithRdmaOps() {
+        FailureAnalysis analysis = fails(QP + ".comp-counters.sends", QP + ".type=ud", QP + ".comp-counters.sends=rdma-write");
+        assertThat(analysis.getDescription()).contains("UD");
+    }
+
+    @Test
+    void counterOpTheDeviceCannotCount() {
+        FailureAnalysis analysis = fails(QP + ".comp-counters.sends",
+                "rdma.simulated.devices.sim0.completion-counter-ops=send,recv", QP + ".comp-counters.sends=rdma-write");
+        assertThat(analysis.getDescription()).contains("cannot count rdma-write");
+    }
+
+    @Test
+    void deviceWithoutCompletionCounters() {
+        fails(DEVICE + ".comp-counters.sends", "rdma.simulated.devices.sim0.max-completion-counters=0");
+    }
+
+    @Test
+    void nameUsedTwice() {
+        FailureAnalysis analysis = fails(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
+                PD + ".queue-pairs.cq.max-recv-wr=8");
+        assertThat(analysis.getDescription()).contains("already used");
+    }
+
+    /** Starts the valid fabric with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
+    private static FailureAnalysis fails(String property, String... overrides) {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FailureAnalysis[] analysis = new FailureAnalysis[1];
+        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(VALID)
+                .withPropertyValues(overrides).run(context -> {
+                    assertThat(context).hasFailed();
+                    analysis[0] = new InvalidRdmaConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis[0]).as("analysis of %s", context.getStartupFailure()).isNotNull();
+                    assertThat(analysis[0].getDescription()).contains("Property: " + property + "\n");
+                    assertThat(analysis[0].getAction()).isNotBlank();
+                });
+        if (recorder.verbs() != null) {
+            FabricRunner.assertNoLiveObjects(recorder.verbs());
+        }
+        return analysis[0];
+    }
+}

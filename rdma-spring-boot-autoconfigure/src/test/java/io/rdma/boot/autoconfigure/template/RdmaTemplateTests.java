@@ -1,0 +1,123 @@
+package io.rdma.boot.autoconfigure.template;
+
+import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.listener.RdmaListener;
+import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.PooledBuffer;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.Verbs;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The programming model end to end: declared connections, the template, and {@code @RdmaListener} methods. */
+class RdmaTemplateTests {
+
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+
+    @Test
+    void sendWithImmediateReachesTheListenerAndItsReplyComesBack() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("client", QueuePair.class).state()).isEqualTo(QueuePairState.RTS);
+                    RdmaTemplate template = context.getBean(RdmaTemplate.class);
+                    Replies replies = context.getBean(Replies.class);
+                    template.send("client", "hello".getBytes(StandardCharsets.UTF_8), 17).get(5, TimeUnit.SECONDS);
+                    ReceivedMessage reply = replies.messages.poll(5, TimeUnit.SECONDS);
+                    assertThat(reply).isNotNull();
+                    assertThat(new String(reply.payload(), StandardCharsets.UTF_8)).isEqualTo("HELLO");
+                    assertThat(reply.hasImmediateData()).isTrue();
+                    assertThat(reply.immediateData()).isEqualTo(17);
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void writeReadCompareAndSwapAndFetchAndAddOnRemoteMemory() {
+        FabricRunner.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            PooledBuffer target = context.getBean("buffers", MemoryPool.class).lease();
+            RemoteBuffer remote = target.remote();
+
+            template.write("client", "written".getBytes(StandardCharsets.UTF_8), remote).get(5, TimeUnit.SECONDS);
+            assertThat(target.segment().getString(0)).startsWith("written");
+            byte[] read = template.read("client", remote.slice(0, 7), 7).get(5, TimeUnit.SECONDS);
+            assertThat(new String(read, StandardCharsets.UTF_8)).isEqualTo("written");
+
+            RemoteBuffer word = remote.slice(64, 8);
+            target.segment().set(WORD, 64, 40L);
+            assertThat(template.fetchAndAdd("client", word, 2).get(5, TimeUnit.SECONDS)).isEqualTo(40L);
+            assertThat(template.compareAndSwap("client", word, 42L, 7L).get(5, TimeUnit.SECONDS)).isEqualTo(42L);
+            assertThat(target.segment().get(WORD, 64)).isEqualTo(7L);
+            target.close();
+        });
+    }
+
+    @Test
+    void aFailedQueuePairIsConnectedAgain() {
+        FabricRunner.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+            QueuePair client = context.getBean("client", QueuePair.class);
+            context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.state() == QueuePairState.RTS);
+            context.getBean(RdmaTemplate.class).send("client", "again".getBytes(StandardCharsets.UTF_8), 3)
+                    .get(5, TimeUnit.SECONDS);
+        });
+    }
+
+    @Test
+    void aConnectionWithoutListenerFailsTheStartAfterItsRetries() {
+        FabricRunner.runner("connected").withPropertyValues("rdma.connections.echo-client.port=7472",
+                "rdma.connections.echo-client.timeout=50ms", "rdma.connections.echo-client.retries=1").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("7472");
+        });
+    }
+
+    static final class Replies {
+        final BlockingQueue<ReceivedMessage> messages = new LinkedBlockingQueue<>();
+
+        @RdmaListener(queuePair = "client")
+        void reply(ReceivedMessage message) {
+            messages.add(message);
+        }
+    }
+
+    static final class Echo {
+        @RdmaListener(queuePair = "server")
+        byte[] echo(byte[] request) {
+            return new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EchoConfiguration {
+
+        @Bean
+        Echo echo() {
+            return new Echo();
+        }
+
+        @Bean
+        Replies replies() {
+            return new Replies();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.rdma.verbs.provider.simulated;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A scatter/gather list resolved to memory: (segment, offset, length) entries walked by a
+ * cursor, so a message can be copied between two lists of different shapes without
+ * allocating. Each QP keeps its own cursors, used only under its send lock.
+ */
+final class SgeCursor {
+
+    private final MemorySegment[] segments;
+    private final long[] offsets;
+    private final long[] lengths;
+    private int count;
+    private int index;
+    private long consumed;
+
+    SgeCursor(int capacity) {
+        segments = new MemorySegment[capacity];
+        offsets = new long[capacity];
+        lengths = new long[capacity];
+    }
+
+    SgeCursor clear() {
+        for (int i = 0; i < count; i++) {
+            segments[i] = null;
+        }
+        count = 0;
+        index = 0;
+        consumed = 0;
+        return this;
+    }
+
+    SgeCursor add(MemorySegment segment, long offset, long length) {
+        segments[count] = segment;
+        offsets[count] = offset;
+        lengths[count] = length;
+        count++;
+        return this;
+    }
+
+    /** Back to the first byte, to copy the same list again. */
+    SgeCursor rewind() {
+        index = 0;
+        consumed = 0;
+        return this;
+    }
+
+    long total() {
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            total += lengths[i];
+        }
+        return total;
+    }
+
+    /** The segment and offset of the first entry, for 8-byte atomic results. */
+    MemorySegment firstSegment() {
+        return segments[0];
+    }
+
+    long firstOffset() {
+        return offsets[0];
+    }
+
+    /** Copies {@code bytes} from this cursor's position into {@code target}'s, advancing both. */
+    void copyTo(SgeCursor target, long bytes) {
+        long remaining = bytes;
+        while (remaining > 0) {
+            skipExhausted();
+            target.skipExhausted();
+            long chunk = Math.min(remaining, Math.min(lengths[index] - consumed,
+                    target.lengths[target.index] - target.consumed));
+            MemorySegment.copy(segments[index], offsets[index] + consumed,
+                    target.segments[target.index], target.offsets[target.index] + target.consumed, chunk);
+            consumed += chunk;
+            target.consumed += chunk;
+            remaining -= chunk;
+        }
+    }
+
+    private void skipExhausted() {
+        while (consumed == lengths[index]) {
+            index++;
+            consumed = 0;
+        }
+    }
+}

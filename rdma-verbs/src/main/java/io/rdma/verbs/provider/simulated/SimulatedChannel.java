@@ -1,0 +1,64 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.spi.ChannelHandle;
+import io.rdma.verbs.spi.CqHandle;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/** A completion channel: armed CQs queue an event here when their next completion arrives. */
+final class SimulatedChannel implements ChannelHandle {
+
+    private final Census census;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition signalled = lock.newCondition();
+    private final ArrayDeque<SimulatedCq> events = new ArrayDeque<>();
+
+    SimulatedChannel(Census census) {
+        this.census = census;
+    }
+
+    void signal(SimulatedCq cq) {
+        lock.lock();
+        try {
+            events.add(cq);
+            signalled.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            long remaining = timeoutNanos;
+            while (events.isEmpty()) {
+                if (remaining <= 0) {
+                    return null;
+                }
+                remaining = signalled.awaitNanos(remaining);
+            }
+            return events.poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A destroyed CQ's pending events go with it, as {@code ibv_destroy_cq} requires them acknowledged. */
+    void discard(SimulatedCq cq) {
+        lock.lock();
+        try {
+            events.removeIf(pending -> pending == cq);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void destroy() {
+        census.destroyed(ResourceKind.COMPLETION_CHANNEL);
+    }
+}

@@ -1,0 +1,143 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.AtomicCapability;
+import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.spi.AsyncEventSink;
+import io.rdma.verbs.spi.ChannelHandle;
+import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.ContextHandle;
+import io.rdma.verbs.spi.CountersHandle;
+import io.rdma.verbs.spi.CqHandle;
+import io.rdma.verbs.spi.PdHandle;
+
+import java.util.Map;
+
+/** An opened simulated device: queries answer from the spec, creations count against its limits. */
+final class SimulatedContext implements ContextHandle {
+
+    private final SimulatedDevice device;
+    private volatile AsyncEventSink sink;
+
+    SimulatedContext(SimulatedDevice device) {
+        this.device = device;
+    }
+
+    SimulatedDevice device() {
+        return device;
+    }
+
+    @Override
+    public DeviceAttributes queryDevice() {
+        DeviceSpec spec = device.spec();
+        return new DeviceAttributes("sim-1.0", device.guid(), device.guid(), spec.maxMrSize(), 4096, 0x02c9, 0x1017,
+                0, spec.maxQp(), spec.maxQpWr(), spec.maxSge(), spec.maxCq(), spec.maxCqe(), spec.maxMr(),
+                spec.maxPd(), spec.maxQpRdAtom(), spec.maxQpRdAtom(),
+                spec.atomics() ? AtomicCapability.HCA : AtomicCapability.NONE, spec.maxAh(), spec.maxSrq(),
+                spec.maxSrqWr(), spec.maxSge(), spec.maxInlineData(), spec.ports(), spec.completionTimestamps(),
+                spec.maxCompletionCounters(), spec.completionCounterMaxValue(),
+                spec.maxCompletionCounters() > 0 ? spec.completionCounterOps() : java.util.Set.of(),
+                spec.flowCounters());
+    }
+
+    @Override
+    public PortAttributes queryPort(int port) {
+        return device.port(port).attributes();
+    }
+
+    @Override
+    public Gid queryGid(int port, int index) {
+        var gids = device.port(port).gids();
+        if (index < 0 || index >= gids.size()) {
+            throw Failures.invalid("ibv_query_gid", "GID index " + index + " is outside the table of " + gids.size()
+                    + " entries of port " + port);
+        }
+        return gids.get(index);
+    }
+
+    @Override
+    public Map<String, Long> portCounters(int port) {
+        return device.port(port).counters();
+    }
+
+    @Override
+    public PdHandle allocatePd() {
+        device.reserve(ResourceKind.PROTECTION_DOMAIN, device.spec().maxPd(), "ibv_alloc_pd", "protection domains");
+        return new SimulatedPd(this);
+    }
+
+    @Override
+    public ChannelHandle createCompletionChannel() {
+        device.checkInjected("ibv_create_comp_channel");
+        device.fabric().census().created(ResourceKind.COMPLETION_CHANNEL);
+        return new SimulatedChannel(device.fabric().census());
+    }
+
+    @Override
+    public CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector,
+                                          boolean timestamps) {
+        String verb = timestamps ? "ibv_create_cq_ex" : "ibv_create_cq";
+        if (entries < 1 || entries > device.spec().maxCqe()) {
+            throw Failures.aboveLimit(verb, "cqe", entries, device.spec().maxCqe());
+        }
+        if (timestamps && !device.spec().completionTimestamps()) {
+            throw Failures.unsupported(verb, device.name() + " has no completion timestamps");
+        }
+        if (completionVector != 0) {
+            throw Failures.invalid(verb, "comp_vector " + completionVector + " does not exist",
+                    "the simulated device has one completion vector, 0");
+        }
+        device.reserve(ResourceKind.COMPLETION_QUEUE, device.spec().maxCq(), verb, "completion queues");
+        return new SimulatedCq(this, entries, (SimulatedChannel) channel, timestamps);
+    }
+
+    @Override
+    public CompCounterHandle createCompletionCounter(CompletionCounterOptions options) {
+        if (device.spec().maxCompletionCounters() == 0) {
+            device.checkInjected("ibv_create_comp_cntr");
+            throw Failures.unsupported("ibv_create_comp_cntr", device.name() + " has no completion counters");
+        }
+        device.reserve(ResourceKind.COMPLETION_COUNTER, device.spec().maxCompletionCounters(),
+                "ibv_create_comp_cntr", "completion counters");
+        try {
+            return new SimulatedCompCounter(this, options);
+        } catch (RuntimeException e) {
+            device.release(ResourceKind.COMPLETION_COUNTER);
+            throw e;
+        }
+    }
+
+    @Override
+    public CountersHandle createFlowCounters() {
+        device.checkInjected("ibv_create_counters");
+        if (!device.spec().flowCounters()) {
+            throw Failures.unsupported("ibv_create_counters", device.name() + " has no flow counters");
+        }
+        device.fabric().census().created(ResourceKind.FLOW_COUNTERS);
+        return new SimulatedCounters(device.fabric().census());
+    }
+
+    @Override
+    public void startAsyncEvents(AsyncEventSink eventSink) {
+        sink = eventSink;
+    }
+
+    /** Queues an async event for this context's listeners ({@code ibv_get_async_event}). */
+    void raise(AsyncEventType type, Object element, int port) {
+        AsyncEventSink target = sink;
+        if (target != null) {
+            device.fabric().defer(() -> target.deliver(type, element, port));
+        }
+    }
+
+    @Override
+    public void close() {
+        sink = null;
+        device.closed(this);
+    }
+}

@@ -1,0 +1,173 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.CompletionBatch;
+import io.rdma.verbs.api.CompletionOpcode;
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.CqHandle;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A completion queue: a ring of completion entries packed into one {@code long[]} (no object
+ * per completion). Producers (the QPs completing work, on any thread) serialize on a lock;
+ * the poller, one at a time as the API guarantees, reads without it through
+ * {@link RingCursors}, so a poller never waits on a producer. A completion
+ * arriving while the ring is full is an overrun (manual §5.2): the CQ enters error,
+ * {@code IBV_EVENT_CQ_ERR} is raised and polling fails from then on.
+ */
+final class SimulatedCq implements CqHandle {
+
+    private static final int NOT_ARMED = 0;
+    private static final int ARMED_ANY = 1;
+    private static final int ARMED_SOLICITED = 2;
+    private static final VarHandle ARMED;
+
+    static {
+        try {
+            ARMED = MethodHandles.lookup().findVarHandle(SimulatedCq.class, "armed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One 64-byte line per completion, so a completion crosses between cores as one cache line. */
+    private static final int STRIDE = 8;
+    private static final CompletionOpcode[] OPCODES = CompletionOpcode.values();
+
+    private final SimulatedContext context;
+    private final SimulatedChannel channel;
+    private final boolean timestamps;
+    private final long[] entries;
+    private final RingCursors cursors;
+    private final ReentrantLock pushLock = new ReentrantLock();
+    private volatile int armed = NOT_ARMED;
+    private volatile boolean overrun;
+    /** Completions written, published or not; guarded by the push lock. */
+    private long written;
+    /** Whether an unpublished completion was solicited or failed; guarded by the push lock. */
+    private boolean wakesSolicited;
+
+    SimulatedCq(SimulatedContext context, int capacity, SimulatedChannel channel, boolean timestamps) {
+        this.context = context;
+        this.channel = channel;
+        this.timestamps = timestamps;
+        this.entries = new long[capacity * STRIDE];
+        this.cursors = new RingCursors(capacity);
+    }
+
+    /**
+     * Writes one completion; {@code solicited} wakes a CQ armed for solicited completions only.
+     * It becomes visible to pollers now, or at the end of the post in progress on this thread
+     * ({@link PublishBatch}).
+     */
+    void push(long wrId, CompletionStatus status, CompletionOpcode opcode, int byteLength, int immediate,
+              int completionFlags, int qpNumber, int sourceQp, int sourceLid, boolean solicited) {
+        pushLock.lock();
+        try {
+            if (overrun) {
+                return;
+            }
+            if (!cursors.hasRoom(written)) {
+                overrun = true;
+                context.raise(AsyncEventType.CQ_ERR, this, 0);
+                return;
+            }
+            int base = (int) (written % cursors.capacity()) * STRIDE;
+            entries[base] = wrId;
+            entries[base + 1] = pack(status.ordinal(), opcode.ordinal());
+            entries[base + 2] = pack(byteLength, immediate);
+            entries[base + 3] = pack(qpNumber, sourceQp);
+            entries[base + 4] = pack(completionFlags, sourceLid);
+            entries[base + 5] = timestamps ? System.nanoTime() : -1;
+            written++;
+            wakesSolicited |= solicited || !status.isSuccess();
+        } finally {
+            pushLock.unlock();
+        }
+        if (!PublishBatch.defer(this)) {
+            publish();
+        }
+    }
+
+    /** Makes every written completion visible, then signals the channel if the CQ is armed for them. */
+    void publish() {
+        boolean solicited;
+        pushLock.lock();
+        try {
+            cursors.publish(written);
+            solicited = wakesSolicited;
+            wakesSolicited = false;
+        } finally {
+            pushLock.unlock();
+        }
+        if (channel == null) {
+            return;
+        }
+        // Publish, fence, then read the arm state, while requestNotify arms before the poller
+        // reads the tail: one of the two always sees the other, so no completion slips between
+        // arm and poll (§5.4).
+        VarHandle.fullFence();
+        int mode = armed;
+        boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && solicited);
+        if (notify && ARMED.compareAndSet(this, mode, NOT_ARMED)) {
+            channel.signal(this);
+        }
+    }
+
+    private static long pack(int low, int high) {
+        return (low & 0xFFFF_FFFFL) | ((long) high << 32);
+    }
+
+    @Override
+    public int capacity() {
+        return cursors.capacity();
+    }
+
+    @Override
+    public int poll(CompletionBatch batch, int max) {
+        if (overrun) {
+            throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "completion queue overrun: a completion "
+                    + "arrived while all " + cursors.capacity() + " entries were full", "size the CQ for every WR "
+                    + "that can be outstanding on it (cqe >= send_wr + recv_wr of its QPs, manual §5.2) and recreate it");
+        }
+        long position = cursors.head();
+        int taken = (int) Math.min(max, cursors.tail() - position);
+        for (int i = 0; i < taken; i++) {
+            int base = (int) ((position + i) % cursors.capacity()) * STRIDE;
+            long statusAndOpcode = entries[base + 1];
+            long lengthAndImmediate = entries[base + 2];
+            long qpNumbers = entries[base + 3];
+            long flagsAndLid = entries[base + 4];
+            batch.slot(i).set(entries[base], CompletionStatus.of((int) statusAndOpcode),
+                    OPCODES[(int) (statusAndOpcode >>> 32)], 0, (int) lengthAndImmediate,
+                    (int) (lengthAndImmediate >>> 32), (int) qpNumbers, (int) (qpNumbers >>> 32), (int) flagsAndLid,
+                    0, (int) (flagsAndLid >>> 32), 0, entries[base + 5]);
+        }
+        cursors.release(position + taken);
+        return taken;
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        armed = solicitedOnly ? ARMED_SOLICITED : ARMED_ANY;
+    }
+
+    @Override
+    public void acknowledgeEvents(int events) {
+        // Events are handed out one at a time and never held, so there is nothing to wait for at destroy.
+    }
+
+    @Override
+    public void destroy() {
+        if (channel != null) {
+            channel.discard(this);
+        }
+        context.device().release(ResourceKind.COMPLETION_QUEUE);
+    }
+}

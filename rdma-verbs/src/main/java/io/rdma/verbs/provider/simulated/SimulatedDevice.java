@@ -1,0 +1,125 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.ContextHandle;
+import io.rdma.verbs.spi.DeviceHandle;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.IntStream;
+
+/** A simulated HCA: its spec, ports, resource counts against its limits, and injected failures. */
+final class SimulatedDevice implements DeviceHandle {
+
+    private static final long GUID_BASE = 0x0002_c903_0000_0000L;
+
+    private final SimulatedFabric fabric;
+    private final DeviceSpec spec;
+    private final int index;
+    private final long guid;
+    private final List<SimulatedPort> ports;
+    private final AtomicIntegerArray inUse = new AtomicIntegerArray(ResourceKind.values().length);
+    private final Map<String, Errno> failNext = new ConcurrentHashMap<>();
+    private final List<SimulatedContext> contexts = new CopyOnWriteArrayList<>();
+
+    SimulatedDevice(SimulatedFabric fabric, DeviceSpec spec, int index) {
+        this.fabric = fabric;
+        this.spec = spec;
+        this.index = index;
+        this.guid = GUID_BASE | ((long) (index + 1) << 16);
+        this.ports = IntStream.rangeClosed(1, spec.ports()).mapToObj(n -> new SimulatedPort(this, n)).toList();
+    }
+
+    @Override
+    public String name() {
+        return spec.name();
+    }
+
+    @Override
+    public long guid() {
+        return guid;
+    }
+
+    @Override
+    public ContextHandle open() {
+        checkInjected("ibv_open_device");
+        SimulatedContext context = new SimulatedContext(this);
+        contexts.add(context);
+        fabric.census().created(ResourceKind.DEVICE_CONTEXT);
+        return context;
+    }
+
+    void closed(SimulatedContext context) {
+        contexts.remove(context);
+        fabric.census().destroyed(ResourceKind.DEVICE_CONTEXT);
+    }
+
+    SimulatedFabric fabric() {
+        return fabric;
+    }
+
+    DeviceSpec spec() {
+        return spec;
+    }
+
+    int index() {
+        return index;
+    }
+
+    List<SimulatedPort> ports() {
+        return ports;
+    }
+
+    /** Port {@code number}, 1-based; EINVAL naming the ports there are otherwise. */
+    SimulatedPort port(int number) {
+        if (number < 1 || number > ports.size()) {
+            throw Failures.invalid("ibv_modify_qp", "port " + number + " does not exist on " + name(),
+                    "ports are numbered 1.." + ports.size());
+        }
+        return ports.get(number - 1);
+    }
+
+    void failNext(String verb, Errno errno) {
+        failNext.put(verb, errno);
+    }
+
+    /** Throws the failure injected for {@code verb}, once. */
+    void checkInjected(String verb) {
+        Errno errno = failNext.remove(verb);
+        if (errno != null) {
+            throw new VerbsException(verb, errno, "failure injected on simulated device " + name(), null);
+        }
+    }
+
+    /**
+     * Counts one more object of {@code kind} against {@code limit}: injected failures first,
+     * then ENOMEM at the limit. Pair with {@link #release}.
+     */
+    void reserve(ResourceKind kind, int limit, String verb, String what) {
+        checkInjected(verb);
+        if (inUse.incrementAndGet(kind.ordinal()) > limit) {
+            inUse.decrementAndGet(kind.ordinal());
+            throw Failures.exhausted(verb, what, limit);
+        }
+        fabric.census().created(kind);
+    }
+
+    void release(ResourceKind kind) {
+        inUse.decrementAndGet(kind.ordinal());
+        fabric.census().destroyed(kind);
+    }
+
+    /** Delivers a port event to every open context of this device. */
+    void raisePortEvent(AsyncEventType type, int port) {
+        for (SimulatedContext context : contexts) {
+            context.raise(type, null, port);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.FlowSpec;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.spi.FlowHandle;
+
+/** A steering rule on a port: matching packets go to its QP and count in its counters. */
+final class SimulatedFlow implements FlowHandle {
+
+    private final SimulatedQp qp;
+    private final SimulatedPort port;
+    private final FlowSpec spec;
+    private final SimulatedCounters counters;
+
+    SimulatedFlow(SimulatedQp qp, SimulatedPort port, FlowSpec spec, SimulatedCounters counters) {
+        this.qp = qp;
+        this.port = port;
+        this.spec = spec;
+        this.counters = counters;
+        if (counters != null) {
+            counters.bind();
+        }
+        port.addFlow(this);
+        qp.device().fabric().census().created(ResourceKind.FLOW);
+    }
+
+    int priority() {
+        return spec.priority();
+    }
+
+    FlowSpec spec() {
+        return spec;
+    }
+
+    SimulatedQp qp() {
+        return qp;
+    }
+
+    /** A packet of {@code bytes} was steered by this flow. */
+    void counted(long bytes) {
+        if (counters != null) {
+            counters.count(bytes);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        port.removeFlow(this);
+        if (counters != null) {
+            counters.unbind();
+        }
+        qp.device().fabric().census().destroyed(ResourceKind.FLOW);
+    }
+}

@@ -1,0 +1,163 @@
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortState;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A port: state, addresses (LID, GID table), the packet counters sysfs would show, and the
+ * flows steering traffic that arrives here.
+ */
+final class SimulatedPort {
+
+    private final SimulatedDevice device;
+    private final int number;
+    private final List<Gid> gids;
+    private volatile PortState state;
+    private int lid;
+    private final AtomicInteger packetsToDrop = new AtomicInteger();
+    private final AtomicLong xmitPackets = new AtomicLong();
+    private final AtomicLong xmitBytes = new AtomicLong();
+    private final AtomicLong rcvPackets = new AtomicLong();
+    private final AtomicLong rcvBytes = new AtomicLong();
+    private final AtomicLong xmitDiscards = new AtomicLong();
+    private final List<SimulatedFlow> flows = new CopyOnWriteArrayList<>();
+
+    SimulatedPort(SimulatedDevice device, int number) {
+        this.device = device;
+        this.number = number;
+        this.state = device.spec().initialPortState();
+        long portGuid = device.guid() + number;
+        List<Gid> table = new ArrayList<>();
+        table.add(Gid.linkLocal(portGuid));
+        table.add(Gid.parse("::ffff:10." + (device.index() + 1) + "." + number + ".1"));
+        table.addAll(device.spec().extraGids());
+        this.gids = List.copyOf(table);
+    }
+
+    SimulatedDevice device() {
+        return device;
+    }
+
+    int number() {
+        return number;
+    }
+
+    List<Gid> gids() {
+        return gids;
+    }
+
+    void assignLid(int value) {
+        lid = value;
+    }
+
+    int lid() {
+        return lid;
+    }
+
+    boolean isActive() {
+        return state == PortState.ACTIVE;
+    }
+
+    boolean isEthernet() {
+        return device.spec().linkLayer() == LinkLayer.ETHERNET;
+    }
+
+    int activeMtuBytes() {
+        return device.spec().mtu().bytes();
+    }
+
+    PortAttributes attributes() {
+        return new PortAttributes(number, state, device.spec().mtu(), device.spec().mtu(), lid,
+                isEthernet() ? 0 : 1, 0, gids.size(), 1, 1 << 30, device.spec().activeSpeed(),
+                device.spec().activeWidth(), device.spec().linkLayer());
+    }
+
+    void changeState(PortState newState) {
+        PortState old = state;
+        state = newState;
+        if (old != newState) {
+            device.raisePortEvent(newState == PortState.ACTIVE ? AsyncEventType.PORT_ACTIVE : AsyncEventType.PORT_ERR,
+                    number);
+        }
+    }
+
+    void dropNext(int packets) {
+        packetsToDrop.addAndGet(packets);
+    }
+
+    /**
+     * Puts one message of {@code packets} packets on the wire towards {@code destination}:
+     * false when it is lost (a port down at either end, or an injected drop), as a real
+     * link would lose it.
+     */
+    boolean transmit(SimulatedPort destination, int packets, long bytes) {
+        if (!isActive() || !destination.isActive() || takeDrop()) {
+            xmitDiscards.incrementAndGet();
+            return false;
+        }
+        xmitPackets.addAndGet(packets);
+        xmitBytes.addAndGet(bytes);
+        destination.rcvPackets.addAndGet(packets);
+        destination.rcvBytes.addAndGet(bytes);
+        return true;
+    }
+
+    /** A raw frame leaves through this port (Ethernet is one broadcast segment here). */
+    void transmitFrame(long bytes) {
+        xmitPackets.incrementAndGet();
+        xmitBytes.addAndGet(bytes);
+    }
+
+    /** A raw frame was steered to a flow of this port. */
+    void receiveFrame(long bytes) {
+        rcvPackets.incrementAndGet();
+        rcvBytes.addAndGet(bytes);
+    }
+
+    private boolean takeDrop() {
+        while (true) {
+            int left = packetsToDrop.get();
+            if (left <= 0) {
+                return false;
+            }
+            if (packetsToDrop.compareAndSet(left, left - 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** The port counters as sysfs names them; data counters are in 4-byte words, as there. */
+    Map<String, Long> counters() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("port_xmit_packets", xmitPackets.get());
+        counters.put("port_xmit_data", xmitBytes.get() / 4);
+        counters.put("port_rcv_packets", rcvPackets.get());
+        counters.put("port_rcv_data", rcvBytes.get() / 4);
+        counters.put("port_xmit_discards", xmitDiscards.get());
+        return counters;
+    }
+
+    List<SimulatedFlow> flows() {
+        return flows;
+    }
+
+    void addFlow(SimulatedFlow flow) {
+        flows.add(flow);
+        flows.sort(java.util.Comparator.comparingInt(SimulatedFlow::priority));
+    }
+
+    void removeFlow(SimulatedFlow flow) {
+        flows.remove(flow);
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * The simulated fabric: a software RDMA device inside the JVM that moves real data between
+ * registered memory and enforces the verbs rules (see {@code docs/simulated-fabric.md}).
+ *
+ * <p>Locking, in the only order locks are ever nested: a QP's send lock, then any QP's
+ * receive lock (or an SRQ's lock), then CQ, channel and counter state, which are leaves.
+ * Nothing holding a receive lock takes a send lock; a QP that must go to ERR because of
+ * another QP's request is failed on the fabric's event thread, never inline.
+ */
+package io.rdma.verbs.provider.simulated;

@@ -1,0 +1,106 @@
+package io.rdma.verbs.bench;
+
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Control;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * 64-byte RC send/receive with one sender thread and one receiver thread, as a service would
+ * run them. The receiver grants credits as it reposts receives, so the sender never meets an
+ * empty receive queue (no RNR). The {@code send} score is the message rate.
+ */
+@State(Scope.Group)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class SendReceivePairBenchmark {
+
+    static final int BATCH = 16;
+    static final int CHAINS = 8;
+    static final int MESSAGE = 64;
+
+    private LoopbackPair pair;
+    private final SendWorkRequest[] sends = new SendWorkRequest[BATCH];
+    private final ReceiveWorkRequest[][] receiveChains = new ReceiveWorkRequest[CHAINS][BATCH];
+    private final AtomicInteger credits = new AtomicInteger();
+    private int receivedSinceRepost;
+    private int nextChain;
+
+    @Setup(Level.Trial)
+    public void connect() {
+        pair = new LoopbackPair(BATCH * CHAINS, BATCH * MESSAGE);
+        for (int i = 0; i < BATCH; i++) {
+            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? SendFlag.SIGNALED : 0)
+                    .sge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
+            if (i > 0) {
+                sends[i - 1].next(sends[i]);
+            }
+        }
+        for (ReceiveWorkRequest[] chain : receiveChains) {
+            for (int i = 0; i < BATCH; i++) {
+                chain[i] = new ReceiveWorkRequest().wrId(i).sge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
+                if (i > 0) {
+                    chain[i - 1].next(chain[i]);
+                }
+            }
+            pair.receiver.postReceive(chain[0]);
+        }
+        credits.set(BATCH * CHAINS);
+    }
+
+    @Benchmark
+    @Group("pair")
+    @GroupThreads(1)
+    @OperationsPerInvocation(BATCH)
+    public void send(Control control) {
+        while (credits.get() < BATCH) {
+            if (control.stopMeasurement) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        credits.addAndGet(-BATCH);
+        pair.sender.postSend(sends[0]);
+        LoopbackPair.drain(pair.senderCq, pair.senderCompletions, 1);
+    }
+
+    @Benchmark
+    @Group("pair")
+    @GroupThreads(1)
+    public void receive() {
+        int polled = pair.receiverCq.poll(pair.receiverCompletions);
+        receivedSinceRepost += polled;
+        while (receivedSinceRepost >= BATCH) {
+            receivedSinceRepost -= BATCH;
+            pair.receiver.postReceive(receiveChains[nextChain][0]);
+            nextChain = (nextChain + 1) % CHAINS;
+            credits.addAndGet(BATCH);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        pair.close();
+    }
+}

@@ -1,0 +1,143 @@
+package io.rdma.verbs.loopback;
+
+import io.rdma.verbs.api.AsyncEvent;
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.FabricControl;
+import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Faults a real fabric produces but a test cannot provoke on demand: ports going down, lost
+ * packets, failing QPs and devices out of resources. Needs {@code Verbs.control()}, so these
+ * run on the simulated fabric only.
+ */
+class FaultInjectionTest {
+
+    /** The shortest useful ACK timeout (4.096 µs × 2^1), so exhausting retries takes no noticeable time. */
+    private static final int SHORT_TIMEOUT = 1;
+
+    @RegisterExtension
+    final LoopbackFabric fabric = new LoopbackFabric();
+
+    private FabricControl control;
+    private MemoryRegion source;
+    private MemoryRegion target;
+
+    @BeforeEach
+    void requireControl() {
+        control = fabric.control();
+        source = fabric.region(4096);
+        target = fabric.region(4096);
+        Payloads.fill(source.segment(), 0, 4096, 90);
+    }
+
+    @Test
+    void portDownExhaustsRetriesAndRaisesPortEvents() throws InterruptedException {
+        Loopback loopback = fabric.pair(QueuePairType.RC)
+                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 2, 7, 1));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+
+        control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
+        AsyncEvent down = fabric.awaitEvent(AsyncEventType.PORT_ERR, e -> e.portNumber() == fabric.port());
+        assertThat(down.resource()).isNull();
+        assertThat(fabric.portAttributes().state()).isEqualTo(PortState.DOWN);
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+
+        Completion failed = Completions.awaitOne(loopback.requesterCq());
+        assertThat(failed.status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+
+        control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
+        fabric.awaitEvent(AsyncEventType.PORT_ACTIVE, e -> e.portNumber() == fabric.port());
+        assertThat(fabric.portAttributes().isActive()).isTrue();
+    }
+
+    @Test
+    void reliableConnectionRetransmitsADroppedPacket() {
+        Loopback loopback = fabric.pair(QueuePairType.RC)
+                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 7, 7, 1));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+
+        control.dropPackets(fabric.deviceName(), fabric.port(), 1);
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 3000));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        Completion received = Completions.awaitOne(loopback.responderCq());
+        assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(received.byteLength()).isEqualTo(3000);
+        Payloads.assertFilled(target.segment(), 0, 3000, 90);
+    }
+
+    @Test
+    void reliableConnectionGivesUpAfterRetryCount() {
+        Loopback loopback = fabric.pair(QueuePairType.RC)
+                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 2, 7, 1));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+
+        control.dropPackets(fabric.deviceName(), fabric.port(), 1000);
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void unreliableConnectionLosesADroppedMessageSilently() {
+        Loopback loopback = fabric.connectedPair(QueuePairType.UC);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+
+        control.dropPackets(fabric.deviceName(), fabric.port(), 1);
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(Completions.pollNow(loopback.responderCq())).as("the lost message").isEmpty();
+
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 128));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        Completion received = Completions.awaitOne(loopback.responderCq());
+        assertThat(received.wrId()).isEqualTo(1);
+        assertThat(received.byteLength()).as("the next message, in the receive the lost one never used")
+                .isEqualTo(128);
+    }
+
+    @Test
+    void failedQueuePairGoesToErrorWithAFatalEvent() throws InterruptedException {
+        Loopback loopback = fabric.connectedPair(QueuePairType.RC);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).sge(target, 0, 4096));
+
+        control.failQueuePair(fabric.deviceName(), loopback.responder().qpNumber());
+
+        AsyncEvent fatal = fabric.awaitEvent(AsyncEventType.QP_FATAL, e -> e.resource() == loopback.responder());
+        assertThat(fatal.resource()).isSameAs(loopback.responder());
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+        Completion flushed = Completions.awaitOne(loopback.responderCq());
+        assertThat(flushed.wrId()).isEqualTo(5);
+        assertThat(flushed.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+    }
+
+    @Test
+    void injectedVerbFailureFailsTheNextCallOnly() {
+        var cq = fabric.completionQueue(16);
+        fabric.pd();
+        control.failNextVerb(fabric.deviceName(), "ibv_create_qp", Errno.ENOMEM);
+
+        VerbsErrors.expectFailure("ibv_create_qp", Errno.ENOMEM, () -> fabric.queuePair(QueuePairType.RC, cq, null,
+                LoopbackFabric.DEFAULT_CAPABILITIES));
+        assertThat(fabric.verbs().liveObjects()).containsEntry(ResourceKind.QUEUE_PAIR, 0L);
+
+        var qp = fabric.queuePair(QueuePairType.RC, cq, null, LoopbackFabric.DEFAULT_CAPABILITIES);
+        assertThat(qp.state()).isEqualTo(QueuePairState.RESET);
+        assertThat(fabric.verbs().liveObjects()).containsEntry(ResourceKind.QUEUE_PAIR, 1L);
+    }
+}

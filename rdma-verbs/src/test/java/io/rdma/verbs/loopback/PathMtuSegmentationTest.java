@@ -1,0 +1,58 @@
+package io.rdma.verbs.loopback;
+
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A message leaves as {@code max(1, ceil(bytes / path MTU))} packets, which the port counters
+ * show. UC, because it sends no ACKs that the loopback port would count too.
+ */
+class PathMtuSegmentationTest {
+
+    private static final String XMIT_PACKETS = "port_xmit_packets";
+    private static final String RCV_PACKETS = "port_rcv_packets";
+    private static final String XMIT_DATA = "port_xmit_data";
+
+    @RegisterExtension
+    final LoopbackFabric fabric = new LoopbackFabric();
+
+    @ParameterizedTest
+    @CsvSource({"10000, MTU_1024, 10", "10000, MTU_256, 40", "1024, MTU_1024, 1", "0, MTU_1024, 1"})
+    void messageLeavesAsOnePacketPerPathMtu(int bytes, Mtu pathMtu, long packets) {
+        Map<String, Long> before = fabric.context().portCounters(fabric.port());
+        if (fabric.isSimulated()) {
+            assertThat(before).containsKeys(XMIT_PACKETS, RCV_PACKETS, XMIT_DATA);
+        } else {
+            assumeTrue(before.containsKey(XMIT_PACKETS) && before.containsKey(RCV_PACKETS),
+                    "the device exposes no port packet counters");
+        }
+        Loopback loopback = fabric.pair(QueuePairType.UC).connect(fabric.connectOptions().withPathMtu(pathMtu));
+        MemoryRegion source = fabric.region(Math.max(bytes, 1));
+        MemoryRegion target = fabric.region(Math.max(bytes, 1));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, Math.max(bytes, 1)));
+
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(source, 0, bytes));
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(Completions.awaitOne(loopback.responderCq()).byteLength()).isEqualTo(bytes);
+
+        Map<String, Long> after = fabric.context().portCounters(fabric.port());
+        assertThat(after.get(XMIT_PACKETS) - before.get(XMIT_PACKETS)).isEqualTo(packets);
+        assertThat(after.get(RCV_PACKETS) - before.get(RCV_PACKETS)).isEqualTo(packets);
+        if (after.containsKey(XMIT_DATA)) {
+            assertThat((after.get(XMIT_DATA) - before.get(XMIT_DATA)) * 4).as("bytes, counted in 4-byte words")
+                    .isGreaterThanOrEqualTo(bytes);
+        }
+    }
+}

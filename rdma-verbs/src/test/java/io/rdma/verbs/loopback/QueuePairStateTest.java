@@ -1,0 +1,165 @@
+package io.rdma.verbs.loopback;
+
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.ConnectOptions;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairAttributes;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The QP state machine (manual §6.2) as posting and {@code ibv_modify_qp} see it. */
+class QueuePairStateTest {
+
+    @RegisterExtension
+    final LoopbackFabric fabric = new LoopbackFabric();
+
+    private Loopback loopback;
+    private ConnectOptions options;
+    private MemoryRegion buffer;
+
+    @BeforeEach
+    void unconnectedPair() {
+        loopback = fabric.pair(QueuePairType.RC);
+        options = fabric.connectOptions().withPathMtu(Mtu.MTU_1024);
+        buffer = fabric.region(4096);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QueuePairState.class, names = {"RESET", "INIT", "RTR", "SQD"})
+    void sendBeforeReadyToSendIsInvalid(QueuePairState state) {
+        QueuePair requester = loopback.requester();
+        walkTo(requester, state);
+
+        VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL,
+                () -> requester.postSend(new SendWorkRequest().wrId(1).sge(buffer, 0, 8)));
+        assertThat(requester.state()).isEqualTo(state);
+        assertThat(requester.outstandingSends()).isZero();
+    }
+
+    @Test
+    void receiveInResetIsInvalid() {
+        VerbsErrors.expectFailure("ibv_post_recv", Errno.EINVAL,
+                () -> loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64)));
+    }
+
+    @Test
+    void receivePostedInInitIsUsedOnceConnected() {
+        loopback.responder().toInit(options);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).sge(buffer, 1024, 64));
+        Payloads.fill(buffer.segment(), 0, 64, 50);
+
+        fabric.connect(loopback.requester(), loopback.responder(), options);
+        loopback.requester().postSend(new SendWorkRequest().wrId(6).sge(buffer, 0, 64));
+
+        Completion received = Completions.awaitOne(loopback.responderCq());
+        assertThat(received.wrId()).isEqualTo(5);
+        assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
+        Payloads.assertFilled(buffer.segment(), 1024, 64, 50);
+    }
+
+    @Test
+    void skippingAStateIsAnInvalidTransition() {
+        QueuePair qp = loopback.requester();
+        VerbsErrors.expectFailure("ibv_modify_qp", Errno.EINVAL,
+                () -> qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTS).sendPsn(0).build()));
+        assertThat(qp.state()).isEqualTo(QueuePairState.RESET);
+
+        qp.toInit(options);
+        VerbsErrors.expectFailure("ibv_modify_qp", Errno.EINVAL, () -> qp.toReadyToSend(options));
+        assertThat(qp.state()).isEqualTo(QueuePairState.INIT);
+    }
+
+    @Test
+    void connectedQueuePairReportsItsAttributes() {
+        loopback.connect(options);
+
+        QueuePairAttributes attributes = loopback.requester().query();
+        assertThat(attributes.state()).isEqualTo(QueuePairState.RTS);
+        assertThat(attributes.destQpNumber()).isEqualTo(loopback.responder().qpNumber());
+        assertThat(attributes.pathMtu()).isEqualTo(Mtu.MTU_1024);
+        assertThat(attributes.port()).isEqualTo(fabric.port());
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.RTS);
+    }
+
+    @Test
+    void sendAndReceiveInErrorCompleteAsFlushed() {
+        loopback.connect(options);
+        loopback.requester().toError();
+
+        loopback.requester().postSend(new SendWorkRequest().wrId(7).sge(buffer, 0, 8));
+        loopback.requester().postReceive(new ReceiveWorkRequest().wrId(8).sge(buffer, 0, 64));
+
+        List<Completion> flushed = Completions.await(loopback.requesterCq(), 2);
+        assertThat(flushed).extracting(Completion::wrId).containsExactlyInAnyOrder(7L, 8L);
+        assertThat(flushed).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR));
+        assertThat(loopback.requester().outstandingSends()).isZero();
+    }
+
+    @Test
+    void movingToErrorFlushesEveryOutstandingReceive() {
+        loopback.connect(options);
+        for (int i = 0; i < 3; i++) {
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(40 + i).sge(buffer, 0, 64));
+        }
+
+        loopback.responder().toError();
+
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+        List<Completion> flushed = Completions.await(loopback.responderCq(), 3);
+        assertThat(flushed).extracting(Completion::wrId).containsExactly(40L, 41L, 42L);
+        assertThat(flushed).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR));
+    }
+
+    @Test
+    void destroyingAQueuePairFlushesItsReceivesToItsOpenQueue() {
+        loopback.connect(options);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(60).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(61).sge(buffer, 0, 64));
+
+        loopback.responder().close();
+
+        List<Completion> flushed = Completions.await(loopback.responderCq(), 2);
+        assertThat(flushed).extracting(Completion::wrId).containsExactly(60L, 61L);
+        assertThat(flushed).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR));
+    }
+
+    @Test
+    void resetEmptiesTheQueuesWithoutCompletions() {
+        loopback.connect(options);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
+
+        loopback.responder().reset();
+
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.RESET);
+        assertThat(Completions.pollNow(loopback.responderCq())).isEmpty();
+    }
+
+    private void walkTo(QueuePair qp, QueuePairState state) {
+        if (state == QueuePairState.RESET) {
+            return;
+        }
+        if (state == QueuePairState.SQD) {
+            loopback.connect(options);
+            qp.modify(QueuePairAttributes.builder().state(QueuePairState.SQD).build());
+            return;
+        }
+        qp.toInit(options);
+        if (state == QueuePairState.RTR) {
+            qp.toReadyToReceive(loopback.responder().localEndpoint(fabric.port(), fabric.gidIndex(), 0), options);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.rdma.verbs.loopback;
+
+import io.rdma.verbs.api.AccessFlag;
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.MemoryRegion;
+import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.api.SendWorkRequest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Errors found while a work request executes: they complete in error (they are not thrown) and
+ * move the QP to ERR, as the completion status table of manual §5.3 describes.
+ */
+class RemoteAccessErrorTest {
+
+    @RegisterExtension
+    final LoopbackFabric fabric = new LoopbackFabric();
+
+    private Loopback loopback;
+    private MemoryRegion local;
+
+    @BeforeEach
+    void connect() {
+        loopback = fabric.connectedPair(QueuePairType.RC);
+        local = fabric.region(4096);
+        Payloads.fill(local.segment(), 0, 4096, 70);
+    }
+
+    @Test
+    void writeIntoRegionWithoutRemoteWriteIsARemoteAccessError() throws InterruptedException {
+        MemoryRegion readOnly = fabric.region(4096, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ));
+        readOnly.segment().fill((byte) 0x33);
+
+        Completion failed = oneSided(SendOpcode.RDMA_WRITE, readOnly.remote(0, 128));
+
+        assertThat(failed.status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        assertThat(fabric.awaitEvent(AsyncEventType.QP_ACCESS_ERR, e -> e.resource() == loopback.responder()))
+                .isNotNull();
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+        assertThat(readOnly.segment().asSlice(0, 128).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                .containsOnly((byte) 0x33);
+    }
+
+    @Test
+    void readFromRegionWithoutRemoteReadIsARemoteAccessError() {
+        MemoryRegion writeOnly = fabric.region(4096, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
+
+        assertThat(oneSided(SendOpcode.RDMA_READ, writeOnly.remote(0, 128)).status())
+                .isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void unknownRkeyIsARemoteAccessError() {
+        MemoryRegion target = fabric.region(4096);
+        RemoteBuffer forged = new RemoteBuffer(target.address(), target.rkey() ^ 0x00AB_CD00, 128);
+
+        assertThat(oneSided(SendOpcode.RDMA_WRITE, forged).status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
+    void rangeBeyondTheRegionIsARemoteAccessError() {
+        MemoryRegion target = fabric.region(4096);
+        RemoteBuffer overrun = new RemoteBuffer(target.address() + 4096 - 64, target.rkey(), 128);
+
+        assertThat(oneSided(SendOpcode.RDMA_WRITE, overrun).status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
+    void rkeyOfAnotherProtectionDomainIsARemoteAccessError() {
+        ProtectionDomain other = fabric.context().allocateProtectionDomain();
+        MemoryRegion foreign = other.allocateMemory(4096, LoopbackFabric.ALL_ACCESS);
+
+        assertThat(oneSided(SendOpcode.RDMA_WRITE, foreign.remote(0, 128)).status())
+                .isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
+    void unknownLkeyIsALocalProtectionError() {
+        MemoryRegion target = fabric.region(4096);
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
+                .sge(local.address(), 128, local.lkey() ^ 0x00AB_CD00).remote(target.remote(0, 128)));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void localRangeBeyondItsRegionIsALocalProtectionError() {
+        MemoryRegion target = fabric.region(4096);
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
+                .sge(local.address() + 4096 - 64, 128, local.lkey()).remote(target.remote(0, 128)));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void receiveIntoRegionWithoutLocalWriteIsALocalProtectionError() {
+        MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).sge(notWritable, 0, 4096));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(local, 0, 64));
+
+        Completion receiver = Completions.awaitOne(loopback.responderCq());
+        assertThat(receiver.wrId()).isEqualTo(4);
+        assertThat(receiver.status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void readIntoRegionWithoutLocalWriteIsALocalProtectionError() {
+        MemoryRegion source = fabric.region(4096);
+        MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_READ)
+                .sge(notWritable, 0, 128).remote(source.remote(0, 128)));
+
+        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+    }
+
+    @Test
+    void messageLargerThanTheReceiveBufferFailsBothSides() {
+        MemoryRegion small = fabric.region(64);
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).sge(small, 0, 16));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(local, 0, 64));
+
+        Completion receiver = Completions.awaitOne(loopback.responderCq());
+        Completion sender = Completions.awaitOne(loopback.requesterCq());
+        assertThat(receiver.wrId()).isEqualTo(2);
+        assertThat(receiver.status()).isEqualTo(CompletionStatus.LOC_LEN_ERR);
+        assertThat(sender.wrId()).isEqualTo(1);
+        assertThat(sender.status()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
+        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+    }
+
+    @Test
+    void datagramAboveThePortMtuIsALocalLengthError() {
+        Loopback datagrams = fabric.connectedPair(QueuePairType.UD);
+        int mtu = fabric.portAttributes().activeMtu().bytes();
+        MemoryRegion large = fabric.region(mtu + 1);
+        var ah = fabric.pd().createAddressHandle(datagrams.responder()
+                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+        MemoryRegion target = fabric.region(mtu + 41);
+        datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, mtu + 41));
+
+        datagrams.requester().postSend(new SendWorkRequest().wrId(9).sge(large, 0, mtu + 1)
+                .datagram(ah, datagrams.responder().qpNumber(), fabric.connectOptions().qkey()));
+
+        Completion failed = Completions.awaitOne(datagrams.requesterCq());
+        assertThat(failed.wrId()).isEqualTo(9);
+        assertThat(failed.status()).isEqualTo(CompletionStatus.LOC_LEN_ERR);
+        assertThat(Completions.pollNow(datagrams.responderCq())).isEmpty();
+    }
+
+    private Completion oneSided(SendOpcode opcode, RemoteBuffer remote) {
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(opcode).sge(local, 0, 128).remote(remote));
+        Completion completion = Completions.awaitOne(loopback.requesterCq());
+        assertThat(completion.wrId()).isEqualTo(1);
+        return completion;
+    }
+}
