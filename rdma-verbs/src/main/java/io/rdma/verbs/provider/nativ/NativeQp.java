@@ -82,7 +82,7 @@ final class NativeQp implements QpHandle {
         this.capabilities = capabilities;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.sendRequests = new SendRequestArray(arena, capabilities.maxSendWr(), capabilities.maxSendSge());
+        this.sendRequests = new SendRequestArray(arena, type, capabilities);
         this.receiveRequests = new ReceiveRequestArray("ibv_post_recv", arena, capabilities.maxRecvWr(),
                 capabilities.maxRecvSge());
         this.postedSends = new PostedSends(capabilities.maxSendWr());

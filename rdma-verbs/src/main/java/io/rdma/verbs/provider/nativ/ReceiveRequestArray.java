@@ -37,9 +37,9 @@ final class ReceiveRequestArray {
     ReceiveRequestArray(String verb, Arena arena, int capacity, int maxSge) {
         this.verb = verb;
         this.capacity = Math.max(1, capacity);
-        this.maxSge = Math.max(1, maxSge);
+        this.maxSge = maxSge;
         this.requests = arena.allocate(RECV_WR_SIZE * this.capacity, 8);
-        this.sges = arena.allocate(SGE_SIZE * this.capacity * this.maxSge, 8);
+        this.sges = arena.allocate(SGE_SIZE * this.capacity * Math.max(1, maxSge), 8);
         this.badRequest = arena.allocate(ValueLayout.ADDRESS);
     }
 

@@ -2,6 +2,9 @@ package io.rdma.verbs.provider.nativ;
 
 import io.rdma.verbs.api.AddressHandle;
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.QueuePairCapabilities;
+import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
@@ -41,17 +44,21 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class SendRequestArray {
 
+    private final QueuePairType type;
     private final int capacity;
     private final int maxSge;
+    private final int maxInlineData;
     private final MemorySegment requests;
     private final MemorySegment sges;
     private final MemorySegment badRequest;
 
-    SendRequestArray(Arena arena, int capacity, int maxSge) {
-        this.capacity = Math.max(1, capacity);
-        this.maxSge = Math.max(1, maxSge);
+    SendRequestArray(Arena arena, QueuePairType type, QueuePairCapabilities granted) {
+        this.type = type;
+        this.capacity = Math.max(1, granted.maxSendWr());
+        this.maxInlineData = granted.maxInlineData();
+        this.maxSge = granted.maxSendSge();
         this.requests = arena.allocate(SEND_WR_SIZE * this.capacity, 8);
-        this.sges = arena.allocate(SGE_SIZE * this.capacity * this.maxSge, 8);
+        this.sges = arena.allocate(SGE_SIZE * this.capacity * Math.max(1, maxSge), 8);
         this.badRequest = arena.allocate(ValueLayout.ADDRESS);
     }
 
@@ -69,22 +76,41 @@ final class SendRequestArray {
         return bad == 0 ? 0 : (int) ((bad - requests.address()) / SEND_WR_SIZE);
     }
 
-    /** Copies the chain; returns its length. Refuses, naming the WR, a chain or SGE list that does not fit. */
+    /**
+     * Copies the chain; returns its length. Refuses, naming the WR, what the device would
+     * refuse too (and what a provider library may not check before touching memory, such as a
+     * datagram without an address handle): a chain longer than the queue, more SGEs or inline
+     * bytes than granted, an opcode the transport lacks.
+     */
     int fill(SendWorkRequest first) {
         int index = 0;
         for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
             if (index == capacity) {
-                throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the chain is longer than the send queue ("
-                        + capacity + " entries)", null).withBadWorkRequest(wr.wrId());
+                throw invalid(Errno.ENOMEM, wr, "the chain is longer than the send queue (" + capacity + " entries)",
+                        null);
             }
             if (wr.sgeCount() > maxSge) {
-                throw new VerbsException("ibv_post_send", Errno.EINVAL, "a WR has " + wr.sgeCount()
-                        + " scatter/gather entries, the QP takes " + maxSge, "create the QP with more send SGEs")
-                        .withBadWorkRequest(wr.wrId());
+                throw invalid(Errno.EINVAL, wr, "a WR has " + wr.sgeCount() + " scatter/gather entries, the QP takes "
+                        + maxSge, "create the QP with more send SGEs");
+            }
+            if (!wr.opcode().allowedOn(type)) {
+                throw invalid(Errno.EINVAL, wr, wr.opcode() + " on a " + type + " QP", "the transport does not offer it");
+            }
+            if (wr.hasFlag(SendFlag.INLINE) && wr.totalLength() > maxInlineData) {
+                throw invalid(Errno.EINVAL, wr, wr.totalLength() + " inline bytes, the QP takes " + maxInlineData,
+                        "create the QP with more inline data or send from registered memory");
+            }
+            if (type == QueuePairType.UD && wr.addressHandle() == null) {
+                throw invalid(Errno.EINVAL, wr, "a datagram without an address handle",
+                        "name the destination with SendWorkRequest.datagram(ah, qpn, qkey)");
             }
             write(index, wr);
         }
         return index;
+    }
+
+    private static VerbsException invalid(Errno errno, SendWorkRequest wr, String detail, String advice) {
+        return new VerbsException("ibv_post_send", errno, detail, advice).withBadWorkRequest(wr.wrId());
     }
 
     private void write(int index, SendWorkRequest wr) {

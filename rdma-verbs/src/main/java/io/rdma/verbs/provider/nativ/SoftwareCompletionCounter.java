@@ -25,7 +25,6 @@ final class SoftwareCompletionCounter implements CompCounterHandle {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
 
     private final NativeContext context;
-    private final Arena ownedMemory;
     private final MemorySegment completions;
     private final MemorySegment errors;
     private final AtomicInteger attachedQps = new AtomicInteger();
@@ -33,13 +32,13 @@ final class SoftwareCompletionCounter implements CompCounterHandle {
     SoftwareCompletionCounter(NativeContext context, CompletionCounterOptions options) {
         this.context = context;
         if (options.usesExternalMemory()) {
-            this.ownedMemory = null;
             this.completions = externalWord(options.completionCountMemory(), "completion count");
             this.errors = externalWord(options.errorCountMemory(), "error count");
         } else {
-            this.ownedMemory = Arena.ofShared();
-            this.completions = ownedMemory.allocate(ValueLayout.JAVA_LONG);
-            this.errors = ownedMemory.allocate(ValueLayout.JAVA_LONG);
+            // freed by the GC, not at destroy: a poller may still hold the QP's old attachment list
+            Arena memory = Arena.ofAuto();
+            this.completions = memory.allocate(ValueLayout.JAVA_LONG);
+            this.errors = memory.allocate(ValueLayout.JAVA_LONG);
         }
         context.census().created(ResourceKind.COMPLETION_COUNTER);
     }
@@ -111,9 +110,6 @@ final class SoftwareCompletionCounter implements CompCounterHandle {
         if (attached > 0) {
             throw new VerbsException("ibv_destroy_comp_cntr", Errno.EBUSY, "still attached to " + attached
                     + " QP(s) on " + context.deviceName(), "destroy the QPs first; there is no detach");
-        }
-        if (ownedMemory != null) {
-            ownedMemory.close();
         }
         context.census().destroyed(ResourceKind.COMPLETION_COUNTER);
     }
