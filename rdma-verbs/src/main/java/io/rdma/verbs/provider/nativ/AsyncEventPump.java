@@ -92,6 +92,10 @@ final class AsyncEventPump {
         } else {
             // cq, qp, srq and wq share the union; the address alone finds the handle
             handle = context.handleAt(element.get(java.lang.foreign.ValueLayout.ADDRESS, 0).address());
+            if (type == AsyncEventType.CQ_ERR && handle instanceof NativeCq cq) {
+                // before anyone hears of it, so a poll after the event fails as the man page says
+                cq.overran();
+            }
         }
         try {
             sink.deliver(type, handle, port);

@@ -63,6 +63,8 @@ final class NativeCq implements CqHandle {
     private final int pollLimit;
     /** Set for a CQ created with completion timestamps ({@code ibv_cq_ex}); null for a plain {@code ibv_cq}. */
     private final ExtendedCompletionPoller extended;
+    /** Set by the async event thread on IBV_EVENT_CQ_ERR: completions were lost, polling fails from then on. */
+    private volatile boolean overrun;
     /** QPs whose send or receive completions land here; copy-on-write, read on every poll. */
     private volatile NativeQp[] users = new NativeQp[0];
 
@@ -91,8 +93,19 @@ final class NativeCq implements CqHandle {
         return context.deviceName();
     }
 
+    /** {@code IBV_EVENT_CQ_ERR} arrived for this CQ. */
+    void overran() {
+        overrun = true;
+    }
+
     @Override
     public int poll(CompletionBatch batch, int max) {
+        if (overrun) {
+            throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "the CQ of " + context.deviceName() + " ("
+                    + capacity + " entries) overran and lost completions (IBV_EVENT_CQ_ERR)",
+                    "destroy it and its QPs; give the new CQ at least as many entries as WRs can be outstanding "
+                            + "on all its QPs");
+        }
         if (extended != null) {
             return extended.poll(this, batch, max);
         }
@@ -145,7 +158,7 @@ final class NativeCq implements CqHandle {
                 if (opcode.isSendQueue()) {
                     qp.retireSends(wrId, true);
                 } else {
-                    qp.countReceive(opcode, true);
+                    qp.receiveCompleted(opcode, true);
                 }
             }
         } else {
@@ -156,7 +169,7 @@ final class NativeCq implements CqHandle {
             } else {
                 opcode = CompletionOpcode.RECV;
                 if (qp != null) {
-                    qp.countReceive(opcode, false);
+                    qp.receiveCompleted(opcode, false);
                 }
             }
         }

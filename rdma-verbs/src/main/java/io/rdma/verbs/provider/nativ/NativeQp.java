@@ -66,6 +66,8 @@ final class NativeQp implements QpHandle {
     private final QueuePairCapabilities capabilities;
     private final NativeCq sendCq;
     private final NativeCq recvCq;
+    /** Where this QP's receives come from when not from its own queue; null otherwise. */
+    private final NativeSrq srq;
     private final Arena arena = Arena.ofShared();
     private final SendRequestArray sendRequests;
     private final ReceiveRequestArray receiveRequests;
@@ -74,7 +76,7 @@ final class NativeQp implements QpHandle {
     private volatile Attachment[] attachments = new Attachment[0];
 
     private NativeQp(NativeContext context, MemorySegment qp, QueuePairType type, QueuePairCapabilities capabilities,
-                     NativeCq sendCq, NativeCq recvCq) {
+                     NativeCq sendCq, NativeCq recvCq, NativeSrq srq) {
         this.context = context;
         this.qp = qp;
         this.type = type;
@@ -82,6 +84,7 @@ final class NativeQp implements QpHandle {
         this.capabilities = capabilities;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
+        this.srq = srq;
         this.sendRequests = new SendRequestArray(arena, type, capabilities);
         this.receiveRequests = new ReceiveRequestArray("ibv_post_recv", arena, capabilities.maxRecvWr(),
                 capabilities.maxRecvSge());
@@ -109,7 +112,7 @@ final class NativeQp implements QpHandle {
             QueuePairCapabilities granted = new QueuePairCapabilities(ibv_qp_cap.max_send_wr(cap),
                     ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
                     ibv_qp_cap.max_inline_data(cap));
-            NativeQp handle = new NativeQp(context, qp, type, granted, sendCq, recvCq);
+            NativeQp handle = new NativeQp(context, qp, type, granted, sendCq, recvCq, srq);
             sendCq.addUser(handle);
             recvCq.addUser(handle);
             context.register(qp, handle);
@@ -205,6 +208,7 @@ final class NativeQp implements QpHandle {
                     qp, attr, mask);
             if (attributes.state() == QueuePairState.RESET) {
                 postedSends.clear();
+                receiveRequests.clear();
             }
         }
     }
@@ -270,11 +274,12 @@ final class NativeQp implements QpHandle {
 
     @Override
     public void postReceive(ReceiveWorkRequest first) {
-        receiveRequests.fill(first);
+        int count = receiveRequests.fill(first);
         int errno = context.verbs().postRecv(qp, receiveRequests.head(), receiveRequests.badRequestSlot());
         if (errno != 0) {
             throw receiveRequests.failure(errno, first, describe());
         }
+        receiveRequests.posted(count);
     }
 
     /** The opcode of an outstanding send WR with this wr_id; null when none is outstanding. */
@@ -301,8 +306,16 @@ final class NativeQp implements QpHandle {
         count(current, bit, success);
     }
 
-    /** A receive completion: counted as RECV (an RDMA write with immediate is a remote op software cannot attach). */
-    void countReceive(CompletionOpcode opcode, boolean success) {
+    /**
+     * A receive completion: frees its receive queue entry and counts as RECV (an RDMA write
+     * with immediate is a remote op software cannot attach).
+     */
+    void receiveCompleted(CompletionOpcode opcode, boolean success) {
+        if (srq == null) {
+            receiveRequests.completed();
+        } else {
+            srq.receiveCompleted();
+        }
         Attachment[] current = attachments;
         if (current.length != 0 && opcode == CompletionOpcode.RECV) {
             count(current, CompletionCounterOp.RECV.bit(), success);

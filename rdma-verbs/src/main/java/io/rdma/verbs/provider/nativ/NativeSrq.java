@@ -58,11 +58,17 @@ final class NativeSrq implements SrqHandle {
 
     @Override
     public void postReceive(ReceiveWorkRequest first) {
-        requests.fill(first);
+        int count = requests.fill(first);
         int errno = context.verbs().postSrqRecv(srq, requests.head(), requests.badRequestSlot());
         if (errno != 0) {
             throw requests.failure(errno, first, "SRQ on " + context.deviceName());
         }
+        requests.posted(count);
+    }
+
+    /** A receive taken from this SRQ completed on one of its QPs. */
+    void receiveCompleted() {
+        requests.completed();
     }
 
     @Override

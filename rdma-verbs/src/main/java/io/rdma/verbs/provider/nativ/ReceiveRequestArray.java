@@ -7,6 +7,7 @@ import io.rdma.verbs.api.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_ID;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_NEXT;
@@ -22,8 +23,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A receive queue's (QP or SRQ) preallocated native {@code ibv_recv_wr} chain and SGE lists,
- * filled from the API's {@link ReceiveWorkRequest} chain at each post; used under the
- * queue's receive lock only.
+ * filled from the API's {@link ReceiveWorkRequest} chain at each post (under the queue's
+ * receive lock), and the queue's depth: receives posted and not yet completed. Devices may
+ * size their rings above what they grant (rxe rounds up to a power of two), so the granted
+ * {@code max_recv_wr} / {@code max_wr} is enforced here, with ENOMEM as the man page says.
  */
 final class ReceiveRequestArray {
 
@@ -33,6 +36,7 @@ final class ReceiveRequestArray {
     private final MemorySegment requests;
     private final MemorySegment sges;
     private final MemorySegment badRequest;
+    private final AtomicInteger outstanding = new AtomicInteger();
 
     ReceiveRequestArray(String verb, Arena arena, int capacity, int maxSge) {
         this.verb = verb;
@@ -53,10 +57,12 @@ final class ReceiveRequestArray {
 
     int fill(ReceiveWorkRequest first) {
         int index = 0;
+        int room = capacity - outstanding.get();
         for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
-            if (index == capacity) {
-                throw new VerbsException(verb, Errno.ENOMEM, "the chain is longer than the receive queue ("
-                        + capacity + " entries)", null).withBadWorkRequest(wr.wrId());
+            if (index == room) {
+                throw new VerbsException(verb, Errno.ENOMEM, "the receive queue holds " + capacity + " WRs and "
+                        + outstanding.get() + " are outstanding", "poll the receive CQ, or create the queue larger")
+                        .withBadWorkRequest(wr.wrId());
             }
             if (wr.sgeCount() > maxSge) {
                 throw new VerbsException(verb, Errno.EINVAL, "a WR has " + wr.sgeCount()
@@ -79,10 +85,26 @@ final class ReceiveRequestArray {
         return index;
     }
 
-    /** Throws the failure of a post that returned {@code errno}, naming the first WR not posted. */
+    /** The first {@code count} WRs of the last fill are on the queue now. */
+    void posted(int count) {
+        outstanding.addAndGet(count);
+    }
+
+    /** A receive of this queue completed (or was flushed). */
+    void completed() {
+        outstanding.decrementAndGet();
+    }
+
+    /** A QP back in RESET has an empty receive queue. */
+    void clear() {
+        outstanding.set(0);
+    }
+
+    /** The failure of a post that returned {@code errno}, naming the first WR not posted, whose predecessors were. */
     VerbsException failure(int errno, ReceiveWorkRequest first, String detail) {
         long bad = badRequest.get(ValueLayout.ADDRESS, 0).address();
         int index = bad == 0 ? 0 : (int) ((bad - requests.address()) / RECV_WR_SIZE);
+        posted(index);
         ReceiveWorkRequest wr = first;
         for (int i = 0; i < index && wr.next() != null; i++) {
             wr = wr.next();
