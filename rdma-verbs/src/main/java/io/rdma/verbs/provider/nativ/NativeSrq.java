@@ -28,11 +28,14 @@ final class NativeSrq implements SrqHandle {
     private final MemorySegment srq;
     private final Arena arena = Arena.ofShared();
     private final ReceiveRequestArray requests;
+    /** The {@code max_wr} ibv_create_srq granted, which is the depth enforced (rxe's query reports its ring size). */
+    private final int grantedMaxWr;
 
     private NativeSrq(NativeContext context, MemorySegment srq, SharedReceiveQueueAttributes granted) {
         this.context = context;
         this.srq = srq;
         this.requests = new ReceiveRequestArray("ibv_post_srq_recv", arena, granted.maxWr(), granted.maxSge());
+        this.grantedMaxWr = granted.maxWr();
         context.register(srq, this);
         context.census().created(ResourceKind.SHARED_RECEIVE_QUEUE);
     }
@@ -85,8 +88,8 @@ final class NativeSrq implements SrqHandle {
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment attr = ibv_srq_attr.allocate(scratch);
             QUERY_SRQ.status(null, srq, attr);
-            return new SharedReceiveQueueAttributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr),
-                    ibv_srq_attr.srq_limit(attr));
+            return new SharedReceiveQueueAttributes(Math.min(grantedMaxWr, ibv_srq_attr.max_wr(attr)),
+                    ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
         }
     }
 
