@@ -134,8 +134,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
                     ibv_device_attr.max_srq(attr),
                     ibv_device_attr.max_srq_wr(attr),
                     ibv_device_attr.max_srq_sge(attr),
-                    // ibv_query_device has no inline limit; each QP reports what it was granted
-                    0,
+                    InlineLimitProbe.largestInlineData(context),
                     Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(attr)),
                     ibv_device_attr_ex.completion_timestamp_mask(attrEx) != 0
                             && verbs.extendedOp("create_cq_ex").address() != 0,
