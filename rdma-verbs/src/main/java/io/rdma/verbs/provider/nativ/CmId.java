@@ -95,10 +95,6 @@ final class CmId {
         return DeviceList.name(ibv_context.device(verbs.reinterpret(ibv_context.sizeof())));
     }
 
-    InetSocketAddress sourceAddress() {
-        return SocketAddresses.fromNative(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id))));
-    }
-
     InetSocketAddress destinationAddress() {
         return SocketAddresses.fromNative(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
     }

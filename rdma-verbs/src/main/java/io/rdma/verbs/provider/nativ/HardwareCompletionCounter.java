@@ -29,7 +29,7 @@ final class HardwareCompletionCounter implements CompCounterHandle {
     static HardwareCompletionCounter create(NativeContext context, HardwareCompletionCounters verbs, long maxValue) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(HardwareCompletionCounters.INIT_ATTR);
-            attr.set(JAVA_INT, 4, HardwareCompletionCounters.TYPE_WRS);
+            attr.set(JAVA_INT, HardwareCompletionCounters.INIT_ATTR_TYPE, HardwareCompletionCounters.TYPE_WRS);
             MemorySegment counter = verbs.create.pointer("work-request counter on " + context.deviceName(),
                     context.segment(), attr);
             return new HardwareCompletionCounter(context, verbs, counter, maxValue);
@@ -40,7 +40,7 @@ final class HardwareCompletionCounter implements CompCounterHandle {
     void attachTo(MemorySegment qp, int opMask, String detail) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(HardwareCompletionCounters.ATTACH_ATTR);
-            attr.set(JAVA_INT, 4, opMask);
+            attr.set(JAVA_INT, HardwareCompletionCounters.ATTACH_ATTR_OP_MASK, opMask);
             verbs.attach.status(detail, qp, counter, attr);
         }
     }

@@ -20,16 +20,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * The completion counter verbs of rdma-core 65 (symbol version IBVERBS_1.18), bound by
  * optional symbol lookup because older libraries (Debian 12 ships 44) lack them, and so are
- * their structs, declared here from that release's ABI, which differs from the man pages:
- * {@code struct ibv_comp_cntr { struct ibv_context *context; uint32_t handle; }},
+ * their structs, declared here from that release's ABI, which differs from the man pages
+ * (the counter itself, {@code struct ibv_comp_cntr { context; handle; }}, is only passed around):
  * {@code struct ibv_comp_cntr_init_attr { uint32_t comp_mask; enum ibv_comp_cntr_type type; uint32_t flags; }},
  * {@code struct ibv_comp_cntr_caps { uint64_t max_value; uint32_t max_counters; uint32_t supported_qp_attach_ops; }}
  * and {@code struct ibv_qp_attach_comp_cntr_attr { uint32_t comp_mask; uint32_t op_mask; }}.
  */
 final class HardwareCompletionCounters {
 
-    static final StructLayout COMP_CNTR = MemoryLayout.structLayout(ADDRESS.withName("context"),
-            JAVA_INT.withName("handle"), MemoryLayout.paddingLayout(4)).withName("ibv_comp_cntr");
     static final StructLayout INIT_ATTR = MemoryLayout.structLayout(JAVA_INT.withName("comp_mask"),
             JAVA_INT.withName("type"), JAVA_INT.withName("flags")).withName("ibv_comp_cntr_init_attr");
     static final StructLayout CAPS = MemoryLayout.structLayout(JAVA_LONG.withName("max_value"),
@@ -40,6 +38,8 @@ final class HardwareCompletionCounters {
 
     /** {@code IBV_COMP_CNTR_TYPE_WRS}: count work requests (the other type counts bytes). */
     static final int TYPE_WRS = 0;
+    static final long INIT_ATTR_TYPE = INIT_ATTR.byteOffset(MemoryLayout.PathElement.groupElement("type"));
+    static final long ATTACH_ATTR_OP_MASK = ATTACH_ATTR.byteOffset(MemoryLayout.PathElement.groupElement("op_mask"));
 
     final CheckedCall queryCaps;
     final CheckedCall create;
