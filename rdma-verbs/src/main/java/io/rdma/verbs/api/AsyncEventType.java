@@ -9,4 +9,10 @@ public enum AsyncEventType {
     public static AsyncEventType of(int value) {
         return values()[value];
     }
+
+    /** Events about a port carry a port number rather than a resource. */
+    public boolean isPortEvent() {
+        return this == PORT_ACTIVE || this == PORT_ERR || this == LID_CHANGE || this == PKEY_CHANGE
+                || this == SM_CHANGE || this == CLIENT_REREGISTER || this == GID_CHANGE;
+    }
 }

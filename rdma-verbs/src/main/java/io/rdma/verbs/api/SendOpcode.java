@@ -24,6 +24,11 @@ public enum SendOpcode {
         return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
+    /** RDMA write/read and atomics name remote memory and so need a remote address and rkey. */
+    public boolean accessesRemoteMemory() {
+        return this != SEND && this != SEND_WITH_IMM;
+    }
+
     /** Which QP types may post this opcode (manual §7.1 opcode table). */
     public boolean allowedOn(QueuePairType type) {
         return switch (type) {

@@ -7109,6 +7109,66 @@ public class rdma_h extends rdma_h$shared {
         }
     }
 
+    private static class rdma_establish {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_h.C_INT,
+            rdma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("rdma_establish");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static FunctionDescriptor rdma_establish$descriptor() {
+        return rdma_establish.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static MethodHandle rdma_establish$handle() {
+        return rdma_establish.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static MemorySegment rdma_establish$address() {
+        return rdma_establish.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static int rdma_establish(MemorySegment id) {
+        var mh$ = rdma_establish.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_establish", id);
+            }
+            return (int)mh$.invokeExact(id);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class rdma_listen {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             rdma_h.C_INT,
@@ -7957,6 +8017,68 @@ public class rdma_h extends rdma_h$shared {
                 traceDowncall("rdma_freeaddrinfo", res);
             }
             mh$.invokeExact(res);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_init_qp_attr {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_h.C_INT,
+            rdma_h.C_POINTER,
+            rdma_h.C_POINTER,
+            rdma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("rdma_init_qp_attr");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static FunctionDescriptor rdma_init_qp_attr$descriptor() {
+        return rdma_init_qp_attr.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static MethodHandle rdma_init_qp_attr$handle() {
+        return rdma_init_qp_attr.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static MemorySegment rdma_init_qp_attr$address() {
+        return rdma_init_qp_attr.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static int rdma_init_qp_attr(MemorySegment id, MemorySegment qp_attr, MemorySegment qp_attr_mask) {
+        var mh$ = rdma_init_qp_attr.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_init_qp_attr", id, qp_attr, qp_attr_mask);
+            }
+            return (int)mh$.invokeExact(id, qp_attr, qp_attr_mask);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {

@@ -1,0 +1,47 @@
+package io.rdma.verbs.provider.nativ;
+
+import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.ProviderAvailability;
+import io.rdma.verbs.spi.ProviderSession;
+import io.rdma.verbs.spi.VerbsProvider;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code native} provider: libibverbs and librdmacm through FFM. Unavailable without
+ * the rdma-core runtime; available with zero devices (and the reason) on a kernel without
+ * RDMA support, which makes {@code auto} fall back to the simulated fabric.
+ */
+public final class NativeVerbsProvider implements VerbsProvider {
+
+    public static final String NAME = "native";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ProviderAvailability availability() {
+        Optional<String> missing = NativeLibraries.missing();
+        if (missing.isPresent()) {
+            return ProviderAvailability.unavailable(missing.get());
+        }
+        try (DeviceList list = DeviceList.open()) {
+            if (list.devices().isEmpty()) {
+                return ProviderAvailability.available(0, list.emptyReason());
+            }
+            return ProviderAvailability.available(list.devices().size(), "libibverbs lists "
+                    + list.devices().stream().map(DeviceList::name).toList());
+        } catch (VerbsException e) {
+            return ProviderAvailability.unavailable(e.getMessage());
+        }
+    }
+
+    @Override
+    public ProviderSession open(List<DeviceSpec> simulatedDevices) {
+        return new NativeSession(DeviceList.open());
+    }
+}
