@@ -38,6 +38,11 @@ public interface QpHandle {
     /** {@code ibv_create_flow} on this QP; {@code counters} (may be null) is bound to the new flow. */
     FlowHandle createFlow(FlowSpec spec, CountersHandle counters);
 
-    /** {@code ibv_destroy_qp}: outstanding WRs are flushed with {@code IBV_WC_WR_FLUSH_ERR}. */
+    /**
+     * {@code ibv_destroy_qp}. The manual says outstanding WRs are flushed; the simulated fabric
+     * writes those {@code IBV_WC_WR_FLUSH_ERR} completions to CQs that are still open, while
+     * hardware may discard them with the QP (mlx5 cleans them from the CQ), so an application
+     * that needs its flushes moves the QP to ERR and drains before destroying it.
+     */
     void destroy();
 }
