@@ -155,8 +155,9 @@ class ConnectionManagerTest {
     @Test
     void listeningTwiceOnOnePortIsRefused() throws Exception {
         ConnectionManager cm = ConnectionManager.of(fabric.context());
-        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
-            InetSocketAddress taken = new InetSocketAddress("0.0.0.0", listener.localAddress().getPort());
+        // The port's own address: rdma_cm refuses a second wildcard bind with EADDRNOTAVAIL instead.
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress(portAddress(), 0), 1)) {
+            InetSocketAddress taken = new InetSocketAddress(portAddress(), listener.localAddress().getPort());
             VerbsErrors.expectFailure("rdma_bind_addr", Errno.EADDRINUSE, () -> cm.listen(taken, 1));
         }
     }

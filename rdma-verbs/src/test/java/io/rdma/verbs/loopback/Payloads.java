@@ -29,6 +29,19 @@ public final class Payloads {
         }
     }
 
+    /**
+     * Waits (at most {@link LoopbackFabric#WAIT}) until the bytes at {@code offset} are those
+     * {@link #fill} wrote for {@code seed}, then asserts them: for transfers whose sender's
+     * completion does not mean the data has landed (UC, UD).
+     */
+    public static void awaitFilled(MemorySegment memory, long offset, long length, int seed) {
+        long deadline = System.nanoTime() + LoopbackFabric.WAIT.toNanos();
+        while (!holds(memory, offset, length, seed) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertFilled(memory, offset, length, seed);
+    }
+
     /** Whether the bytes at {@code offset} are those {@link #fill} wrote for {@code seed}. */
     public static boolean holds(MemorySegment memory, long offset, long length, int seed) {
         for (long i = 0; i < length; i++) {

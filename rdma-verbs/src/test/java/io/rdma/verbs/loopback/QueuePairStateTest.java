@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The QP state machine (manual §6.2) as posting and {@code ibv_modify_qp} see it. */
 class QueuePairStateTest {
@@ -41,6 +42,10 @@ class QueuePairStateTest {
     @ParameterizedTest
     @EnumSource(value = QueuePairState.class, names = {"RESET", "INIT", "RTR", "SQD"})
     void sendBeforeReadyToSendIsInvalid(QueuePairState state) {
+        if (state == QueuePairState.SQD) {
+            assumeTrue(fabric.isSimulated(), "the IB spec lets a device accept sends posted in SQD (they go out "
+                    + "once the QP resumes); only the simulated fabric refuses them");
+        }
         QueuePair requester = loopback.requester();
         walkTo(requester, state);
 
@@ -126,6 +131,8 @@ class QueuePairStateTest {
 
     @Test
     void destroyingAQueuePairFlushesItsReceivesToItsOpenQueue() {
+        assumeTrue(fabric.isSimulated(), "a device may discard the completions of WRs outstanding at "
+                + "ibv_destroy_qp (QpHandle.destroy); movingToErrorFlushesEveryOutstandingReceive is the portable way");
         loopback.connect(options);
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(60).sge(buffer, 0, 64));
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(61).sge(buffer, 0, 64));

@@ -5,6 +5,7 @@ import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Errors found while a work request executes: they complete in error (they are not thrown) and
@@ -94,8 +96,8 @@ class RemoteAccessErrorTest {
         loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
                 .sge(local.address(), 128, local.lkey() ^ 0x00AB_CD00).remote(target.remote(0, 128)));
 
-        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        assertFailedInto(Completions.awaitOne(loopback.requesterCq()), CompletionStatus.LOC_PROT_ERR,
+                loopback.requester());
     }
 
     @Test
@@ -104,8 +106,8 @@ class RemoteAccessErrorTest {
         loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
                 .sge(local.address() + 4096 - 64, 128, local.lkey()).remote(target.remote(0, 128)));
 
-        assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        assertFailedInto(Completions.awaitOne(loopback.requesterCq()), CompletionStatus.LOC_PROT_ERR,
+                loopback.requester());
     }
 
     @Test
@@ -116,8 +118,7 @@ class RemoteAccessErrorTest {
 
         Completion receiver = Completions.awaitOne(loopback.responderCq());
         assertThat(receiver.wrId()).isEqualTo(4);
-        assertThat(receiver.status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
-        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
+        assertFailedInto(receiver, CompletionStatus.LOC_PROT_ERR, loopback.responder());
     }
 
     @Test
@@ -139,15 +140,15 @@ class RemoteAccessErrorTest {
         Completion receiver = Completions.awaitOne(loopback.responderCq());
         Completion sender = Completions.awaitOne(loopback.requesterCq());
         assertThat(receiver.wrId()).isEqualTo(2);
-        assertThat(receiver.status()).isEqualTo(CompletionStatus.LOC_LEN_ERR);
+        assertFailedInto(receiver, CompletionStatus.LOC_LEN_ERR, loopback.responder());
         assertThat(sender.wrId()).isEqualTo(1);
-        assertThat(sender.status()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
-        assertThat(loopback.responder().state()).isEqualTo(QueuePairState.ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        assertFailedInto(sender, CompletionStatus.REM_INV_REQ_ERR, loopback.requester());
     }
 
     @Test
     void datagramAboveThePortMtuIsALocalLengthError() {
+        assumeTrue(fabric.isSimulated(), "a device may send a UD message above the MTU (rxe completes it with "
+                + "SUCCESS); only the simulated fabric enforces the manual's limit");
         Loopback datagrams = fabric.connectedPair(QueuePairType.UD);
         int mtu = fabric.portAttributes().activeMtu().bytes();
         MemoryRegion large = fabric.region(mtu + 1);
@@ -163,6 +164,22 @@ class RemoteAccessErrorTest {
         assertThat(failed.wrId()).isEqualTo(9);
         assertThat(failed.status()).isEqualTo(CompletionStatus.LOC_LEN_ERR);
         assertThat(Completions.pollNow(datagrams.responderCq())).isEmpty();
+    }
+
+    /**
+     * The completion reports a failure and its QP is in ERR. The simulated fabric gives the exact
+     * status of the manual's completion status table; a device may report the same fault with
+     * another error status (rxe: {@code LOC_QP_OP_ERR}, or {@code WR_FLUSH_ERR} when it moved the QP
+     * to ERR before completing the faulty WR), so there any error status is accepted.
+     */
+    private void assertFailedInto(Completion completion, CompletionStatus onTheSimulatedFabric, QueuePair qp) {
+        if (fabric.isSimulated()) {
+            assertThat(completion.status()).isEqualTo(onTheSimulatedFabric);
+        } else {
+            assertThat(completion.status()).as("status of %s (the simulated fabric gives %s)", completion,
+                    onTheSimulatedFabric).isNotEqualTo(CompletionStatus.SUCCESS);
+        }
+        assertThat(qp.state()).as("state of %s", qp).isEqualTo(QueuePairState.ERR);
     }
 
     private Completion oneSided(SendOpcode opcode, RemoteBuffer remote) {
