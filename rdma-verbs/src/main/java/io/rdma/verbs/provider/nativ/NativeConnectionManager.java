@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.nativ;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.nativ.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.nativ.generated.rdma_conn_param;
@@ -96,7 +97,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             moveTo(id, nativeQp, QueuePairState.RTR);
             moveTo(id, nativeQp, QueuePairState.RTS);
             ESTABLISH.status(detail, id.segment());
-            return new Connection(id, remote, response.privateData());
+            return new Connection(id, remote, response.privateData(), context.census());
         } catch (RuntimeException | InterruptedException e) {
             id.destroy();
             throw e;
@@ -163,6 +164,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         Listener(CmId id, InetSocketAddress localAddress) {
             this.id = id;
             this.localAddress = localAddress;
+            context.census().created(ResourceKind.CONNECTION_LISTENER);
         }
 
         @Override
@@ -195,7 +197,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
                 moveTo(child, nativeQp, QueuePairState.RTS);
                 ACCEPT.status(detail, child.segment(), connectionParameters(nativeQp, privateData, arena));
                 child.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_accept", deadline, detail);
-                return new Connection(child, child.destinationAddress(), request.privateData());
+                return new Connection(child, child.destinationAddress(), request.privateData(), context.census());
             } catch (RuntimeException | InterruptedException e) {
                 REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
                 child.destroy();
@@ -206,6 +208,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         @Override
         public void close() {
             id.destroy();
+            context.census().destroyed(ResourceKind.CONNECTION_LISTENER);
         }
     }
 
@@ -221,15 +224,18 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         private final CmId id;
         private final InetSocketAddress remote;
         private final byte[] peerPrivateData;
+        private final NativeCensus census;
         private final List<Runnable> peerDisconnectActions = new ArrayList<>();
         private boolean peerGone;
         private Thread watcher;
         private volatile boolean closing;
 
-        Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData) {
+        Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData, NativeCensus census) {
             this.id = id;
             this.remote = remote;
             this.peerPrivateData = peerPrivateData;
+            this.census = census;
+            census.created(ResourceKind.CONNECTION);
         }
 
         @Override
@@ -301,6 +307,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
                 }
             } finally {
                 id.destroy();
+                census.destroyed(ResourceKind.CONNECTION);
             }
         }
     }
