@@ -30,8 +30,11 @@
 #   environment: SOFTROCE_JUNIT_JVM_DEFAULTS (default "-XX:TieredStopAtLevel=1
 #     -XX:+UseSerialGC": C1 only + serial GC made the JVM part of a 4-test run
 #     27 s instead of 47.5 s under single-threaded TCG; set it to "" for the
-#     JVM's defaults, e.g. for benchmarks), SOFTROCE_JAVA (guest java, default
-#     /usr/lib/jvm/temurin-25-jdk-amd64/bin/java) and all of softroce-vm.sh's
+#     JVM's defaults, e.g. for benchmarks), SOFTROCE_HOST_JAVA_HOME (JDK 25+
+#     that compiles the runner, default $JAVA_HOME, else
+#     /usr/lib/jvm/temurin-25-jdk-amd64), SOFTROCE_JAVA (guest java, default
+#     that JDK's bin/java), SOFTROCE_MVN (Maven that fetches the launcher jar,
+#     default mvn; e.g. the project's ./mvnw) and all of softroce-vm.sh's
 #     SOFTROCE_* knobs (SOFTROCE_TIMEOUT, SOFTROCE_MEM, ...).
 #
 # In the guest: java --enable-native-access=ALL-UNNAMED -Drdma.provider=native
@@ -58,8 +61,10 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 CACHE=${SOFTROCE_CACHE:-/var/tmp/softroce}
-GUEST_JAVA=${SOFTROCE_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
-HOST_JAVA_HOME=${SOFTROCE_HOST_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+HOST_JAVA_HOME=${SOFTROCE_HOST_JAVA_HOME:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}}
+# the guest's root is the host's, so the host's JDK is the guest's too
+GUEST_JAVA=${SOFTROCE_JAVA:-$HOST_JAVA_HOME/bin/java}
+MVN=${SOFTROCE_MVN:-mvn}
 M2=${MAVEN_REPO_LOCAL:-$HOME/.m2/repository}
 
 die() { echo "run-junit-in-guest: ERROR: $*" >&2; exit 125; }
@@ -99,7 +104,7 @@ fi
 console_jar=$M2/org/junit/platform/junit-platform-console-standalone/$junit_version/junit-platform-console-standalone-$junit_version.jar
 if [ ! -f "$console_jar" ]; then
   echo "run-junit-in-guest: fetching junit-platform-console-standalone $junit_version into $M2" >&2
-  mvn -q -B dependency:get -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit_version" -Dtransitive=false >&2 \
+  "$MVN" -q -B dependency:get -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit_version" -Dtransitive=false >&2 \
     || die "could not fetch junit-platform-console-standalone:$junit_version"
   [ -f "$console_jar" ] || die "$console_jar missing after mvn dependency:get (custom local repo? set MAVEN_REPO_LOCAL)"
 fi
