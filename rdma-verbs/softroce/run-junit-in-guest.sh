@@ -110,6 +110,10 @@ if [ ! -f "$console_jar" ]; then
 fi
 
 # ------------------------------------------------ guest entry point, compiled on the host
+# The guest sees the host's root, except its own fresh /tmp, /run and /dev/shm.
+case $(mkdir -p "$CACHE" && cd "$CACHE" && pwd -P)/ in
+  /tmp/*|/run/*|/dev/shm/*) die "SOFTROCE_CACHE=$CACHE is not visible in the guest (its /tmp, /run and /dev/shm are its own): use a directory elsewhere, e.g. under /var/tmp" ;;
+esac
 src=$HERE/SoftroceJUnitMain.java
 sum=$(sha1sum "$src" | cut -c1-12)
 runner_dir=$CACHE/junit-runner-$sum
