@@ -16,6 +16,7 @@ import io.rdma.verbs.api.Verbs;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -69,6 +70,29 @@ class RdmaConnectionsTests {
                 });
         Map<ResourceKind, Long> live = recorder.verbs().liveObjects();
         assertThat(live).containsKeys(ResourceKind.CONNECTION, ResourceKind.CONNECTION_LISTENER);
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void listenersAndConnectionsAreDestroyedFirstThenTheBeansInLibibverbsOrder() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1);
+                });
+        List<ResourceLifecycleRecorder.Destruction> destroyed = recorder.destroyed();
+        // the listener, the client's connection and the connection the listener accepted
+        assertThat(destroyed).extracting(ResourceLifecycleRecorder.Destruction::kind).startsWith(
+                ResourceKind.CONNECTION_LISTENER, ResourceKind.CONNECTION, ResourceKind.CONNECTION);
+        assertThat(destroyed.subList(3, destroyed.size())).extracting(ResourceLifecycleRecorder.Destruction::name)
+                .containsExactlyElementsOf(recorder.created().reversed());
+        assertThat(destroyed).extracting(ResourceLifecycleRecorder.Destruction::kind)
+                .isSortedAccordingTo(Comparator.comparingInt(ResourceKind::destroyRank));
+        assertThat(destroyed).allSatisfy(destruction -> assertThat(destruction.openDependents())
+                .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
