@@ -297,7 +297,9 @@ final class SimulatedQp implements QpHandle {
         fabric.defer(() -> {
             sendLock.lock();
             try {
-                if (!destroyed) {
+                // Only while still in ERR: the application may have reset and reconnected the QP
+                // before this ran, and its new receives must not be flushed.
+                if (!destroyed && state == QueuePairState.ERR) {
                     flushAll();
                 }
             } finally {
