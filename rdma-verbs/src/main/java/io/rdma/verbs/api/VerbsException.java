@@ -13,6 +13,7 @@ import java.util.Objects;
 public class VerbsException extends RuntimeException {
 
     private final String verb;
+    private final String detail;
     private final Errno errno;
     private final int rawErrno;
     private final String advice;
@@ -31,6 +32,7 @@ public class VerbsException extends RuntimeException {
                            long badWorkRequestId, boolean hasBadWorkRequest, Throwable cause) {
         super(format(verb, errno, rawErrno, detail, advice), cause);
         this.verb = Objects.requireNonNull(verb, "verb");
+        this.detail = detail;
         this.errno = Objects.requireNonNull(errno, "errno");
         this.rawErrno = rawErrno;
         this.advice = advice;
@@ -40,7 +42,7 @@ public class VerbsException extends RuntimeException {
 
     /** The same failure, naming the first work request of a chain that was not posted ({@code bad_wr}). */
     public VerbsException withBadWorkRequest(long wrId) {
-        return new VerbsException(verb, errno, rawErrno, detailOf(getMessage()), advice, wrId, true, getCause());
+        return new VerbsException(verb, errno, rawErrno, detail, advice, wrId, true, getCause());
     }
 
     public static VerbsException of(String verb, Errno errno, String detail) {
@@ -65,6 +67,11 @@ public class VerbsException extends RuntimeException {
         return advice;
     }
 
+    /** What went wrong beyond the errno (the resource, the sizes involved); may be {@code null}. */
+    public String detail() {
+        return detail;
+    }
+
     /** Whether a chained post failed part-way; then {@link #badWorkRequestId()} names the first WR not posted. */
     public boolean hasBadWorkRequest() {
         return hasBadWorkRequest;
@@ -74,26 +81,15 @@ public class VerbsException extends RuntimeException {
         return badWorkRequestId;
     }
 
-    private static final String DETAIL_SEPARATOR = ": ";
-
     private static String format(String verb, Errno errno, int raw, String detail, String advice) {
         StringBuilder text = new StringBuilder(verb).append(" failed with ")
                 .append(errno == Errno.UNKNOWN ? "errno" : errno.name()).append(" (").append(raw).append(')');
         if (detail != null && !detail.isEmpty()) {
-            text.append(DETAIL_SEPARATOR).append(detail);
+            text.append(": ").append(detail);
         }
         if (advice != null && !advice.isEmpty()) {
             text.append(". ").append(advice);
         }
         return text.toString();
-    }
-
-    private String detailOf(String message) {
-        int start = message.indexOf(DETAIL_SEPARATOR);
-        if (start < 0) {
-            return null;
-        }
-        String rest = message.substring(start + DETAIL_SEPARATOR.length());
-        return advice == null ? rest : rest.substring(0, Math.max(0, rest.length() - advice.length() - 2));
     }
 }

@@ -24,9 +24,9 @@ import org.apache.commons.logging.LogFactory;
  * One declared listener: listens, and accepts peers on its own thread for as long as the
  * application runs, each on a queue pair of its own created from the listener's template (at
  * most {@code max-connections} at once; further requests wait in the backlog), or one at a
- * time on its declared queue pair. A peer whose queue pair fails is let go: its connection is
- * closed, the flush delivered, and its queue pair closed (template) or reset for the next peer
- * (declared).
+ * time on its declared queue pair. A peer whose queue pair fails, or that disconnects
+ * ({@code RDMA_CM_EVENT_DISCONNECTED}), is let go: its connection is closed, the flush
+ * delivered, and its queue pair closed (template) or reset for the next peer (declared).
  */
 final class AcceptingListener {
 
@@ -48,6 +48,7 @@ final class AcceptingListener {
     private final AtomicInteger acceptedCount = new AtomicInteger();
     private final List<Peer> peers = new CopyOnWriteArrayList<>();
     private volatile ConnectionListener listener;
+    private volatile String lastFailure;
 
     AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaFabric fabric, RdmaConnections hub) {
         this.plan = plan;
@@ -84,7 +85,13 @@ final class AcceptingListener {
         return current == null || current.isClosed() ? Optional.empty() : Optional.of(current.localAddress());
     }
 
-    /** The accept loop; ends when the application stops (interrupt) or the listener is closed. */
+    /**
+     * The accept loop; ends when the application stops (interrupt) or the listener is closed. A
+     * failure with one peer (no queue pair could be created for it, or its accept or admission
+     * failed) is logged and costs that peer only: the loop pauses, so that a device out of
+     * resources is not asked again at once, and goes on accepting. A request that found no queue
+     * pair waits in the backlog meanwhile, or times out at its client, which tries again.
+     */
     void acceptPeers() {
         QueuePair spare = null;
         try {
@@ -92,18 +99,24 @@ final class AcceptingListener {
                 slots.acquire();
                 boolean placed = false;
                 try {
-                    if (spare == null) {
-                        spare = freshQueuePair();
-                    }
+                    spare = spare != null ? spare : freshQueuePair();
                     Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT);
                     if (accepted.isPresent()) {
                         admit(spare, accepted.get());
                         spare = null;
                         placed = true;
                     }
-                } catch (VerbsException e) {
-                    logger.warn("RDMA listener '" + plan.name() + "': accepting a peer failed: " + e.getMessage());
+                } catch (RuntimeException e) {
+                    boolean noQueuePair = spare == null;
                     spare = discard(spare);
+                    if (!hub.isRunning() || listener.isClosed()) {
+                        return;
+                    }
+                    lastFailure = (noQueuePair ? "no queue pair for the next peer from '" + plan.queuePairSource()
+                            + "'" : "accepting a peer failed") + ": " + e.getMessage();
+                    logger.warn("RDMA listener '" + plan.name() + "': " + lastFailure + "; accepting goes on in "
+                            + ACCEPT_WAIT.toMillis() + "ms");
+                    Thread.sleep(ACCEPT_WAIT);
                 } finally {
                     if (!placed) {
                         slots.release();
@@ -112,10 +125,6 @@ final class AcceptingListener {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            if (hub.isRunning()) {
-                logger.error("RDMA listener '" + plan.name() + "' stopped accepting", e);
-            }
         } finally {
             discard(spare);
         }
@@ -140,28 +149,42 @@ final class AcceptingListener {
         return null;
     }
 
+    /** Makes an accepted peer usable; if that fails, its connection and template queue pair are closed. */
     private void admit(QueuePair qp, Connection connection) {
         String name = plan.queuePair() != null ? plan.queuePair()
                 : plan.name() + "#" + acceptedCount.incrementAndGet();
         String source = plan.queuePair() != null ? plan.queuePair() : plan.name();
         Peer peer = new Peer(new ConnectedQueuePair(name, source, qp, memoryPool, connection.remoteAddress()),
                 connection);
-        peers.add(peer);
+        try {
+            if (plan.queuePair() == null) {
+                hub.adopt(name, qp, memoryPool);
+            }
+            peers.add(peer);
+            hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
+            // on the provider's event thread: the letting go runs on a thread of the hub
+            connection.onPeerDisconnect(gone -> hub.execute(() -> letGo(peer, "the peer disconnected")));
+        } catch (RuntimeException e) {
+            peers.remove(peer);
+            hub.unwatch(qp);
+            connection.close();
+            if (plan.queuePair() == null) {
+                hub.abandon(name, qp);
+            }
+            throw e;
+        }
         logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"
                 + name + "' (0x" + Integer.toHexString(qp.qpNumber()) + ")");
-        if (plan.queuePair() == null) {
-            hub.adopt(name, qp, memoryPool);
-        }
-        hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
         hub.connected(peer.view());
     }
 
+    /** Once per peer, whichever comes first: its queue pair failed, or it disconnected. */
     private void letGo(Peer peer, String reason) {
         if (!peers.remove(peer)) {
             return;
         }
         logger.warn("RDMA listener '" + plan.name() + "': peer " + peer.view().remote() + " on queue pair '"
-                + peer.view().name() + "' failed (" + reason + "); its connection is closed");
+                + peer.view().name() + "' is gone (" + reason + "); its connection is closed");
         try {
             release(peer);
         } finally {
@@ -182,11 +205,15 @@ final class AcceptingListener {
         }
     }
 
-    /** At shutdown, after the accept loop ended: stops listening, closes every peer's connection and template QP. */
-    void close() {
+    /** At shutdown, after the accept loop ended, before any connection is closed. */
+    void stopListening() {
         if (listener != null) {
             listener.close();
         }
+    }
+
+    /** At shutdown, once listening stopped: closes every peer's connection, then their template QPs. */
+    void close() {
         List<Peer> remaining = List.copyOf(peers);
         peers.clear();
         remaining.forEach(peer -> peer.connection().close());
@@ -207,6 +234,6 @@ final class AcceptingListener {
                 plan.queuePairSource(), peers.stream().map(peer -> new RdmaConnections.PeerStatus(peer.view().name(),
                         String.valueOf(peer.view().remote()), peer.view().queuePair().qpNumber(),
                         peer.view().queuePair().isClosed() ? "CLOSED" : peer.view().queuePair().state().name()))
-                        .toList());
+                        .toList(), lastFailure);
     }
 }

@@ -18,7 +18,7 @@ import org.apache.commons.logging.LogFactory;
 /**
  * One declared outbound connection: connects its queue pair to the listener at host:port
  * through the connection manager, with the configured timeout, retries and backoff, and when
- * the queue pair fails connects it again: the connection is closed (QP to ERR, outstanding
+ * the queue pair fails or the listener disconnects connects it again: the connection is closed (QP to ERR, outstanding
  * work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected anew.
  */
 final class OutboundConnection {
@@ -64,7 +64,10 @@ final class OutboundConnection {
         throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1, last);
     }
 
-    /** The queue pair failed ({@code reason}): reconnects on the hub's executor, once per failure. */
+    /**
+     * The queue pair failed, or the listener disconnected ({@code reason}): reconnects on the
+     * hub's executor, once per failure. Never blocks: it may run on the provider's event thread.
+     */
     void failed(String reason) {
         if (state == ConnectionState.UP && hub.isRunning() && recovering.compareAndSet(false, true)) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
@@ -120,6 +123,13 @@ final class OutboundConnection {
         }
         state = ConnectionState.UP;
         lastFailure = null;
+        Connection established = connection;
+        // on the provider's event thread; a disconnect of a connection already replaced is old news
+        established.onPeerDisconnect(gone -> {
+            if (gone == connection) {
+                failed("the listener disconnected");
+            }
+        });
         logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
                 + target());
         hub.connected(view());

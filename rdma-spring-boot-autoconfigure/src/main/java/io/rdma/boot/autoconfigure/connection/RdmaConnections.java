@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -42,12 +43,13 @@ import org.springframework.context.SmartLifecycle;
  * one) once the completion pollers run: listeners listen and accept peers, outbound
  * connections connect (a failure after the retries fails the start), and a queue pair that
  * fails ({@code IBV_EVENT_QP_FATAL}, a request or access error, or a completion with an error
- * status) is connected again (outbound) or let go (accepted).
+ * status) or whose peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}) is connected again
+ * (outbound) or let go (accepted).
  *
  * <p>It owns what the connection manager creates, and the queue pairs created from templates
- * for accepted peers: at stop they are closed (connections first, their QPs flushed and the
- * flush delivered, then the template QPs, then the listeners) before any declared resource is
- * destroyed.
+ * for accepted peers: at stop they are closed in libibverbs' destroy order (listeners first,
+ * then connections, their QPs flushed and the flush delivered, then the template QPs) before
+ * any declared resource is destroyed.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
@@ -55,9 +57,13 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
             AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
 
-    /** A listener's state for health and the actuator; {@code boundAddress} shows the chosen port. */
+    /**
+     * A listener's state for health and the actuator; {@code boundAddress} shows the chosen port,
+     * {@code lastFailure} the last failure with a peer (for example no queue pair could be created
+     * for it), or {@code null} when there was none.
+     */
     public record ListenerStatus(String name, String property, String boundAddress, int backlog, String queuePair,
-                                 List<PeerStatus> peers) {
+                                 List<PeerStatus> peers, String lastFailure) {
     }
 
     /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
@@ -241,9 +247,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         pollers.awaitDelivered();
     }
 
+    /** Runs {@code task} on a thread of its own, unless the application is stopping. Never blocks. */
     void execute(Runnable task) {
         if (running) {
-            executor.execute(task);
+            try {
+                executor.execute(task);
+            } catch (RejectedExecutionException e) {
+                // stopping meanwhile: the shutdown closes what the task would have
+            }
         }
     }
 
@@ -274,6 +285,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         }
         eventListeners.forEach(DeviceContext::removeAsyncEventListener);
         List<Runnable> closings = new ArrayList<>();
+        // in the destroy order: listeners, then connections, then the template QPs of accepted peers
+        listeners.values().forEach(listener -> closings.add(listener::stopListening));
         outbound.values().forEach(connection -> closings.add(connection::close));
         listeners.values().forEach(listener -> closings.add(listener::close));
         for (Runnable closing : closings) {

@@ -16,6 +16,7 @@ import io.rdma.verbs.api.Verbs;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -73,6 +74,29 @@ class RdmaConnectionsTests {
     }
 
     @Test
+    void listenersAndConnectionsAreDestroyedFirstThenTheBeansInLibibverbsOrder() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1);
+                });
+        List<ResourceLifecycleRecorder.Destruction> destroyed = recorder.destroyed();
+        // the listener, the client's connection and the connection the listener accepted
+        assertThat(destroyed).extracting(ResourceLifecycleRecorder.Destruction::kind).startsWith(
+                ResourceKind.CONNECTION_LISTENER, ResourceKind.CONNECTION, ResourceKind.CONNECTION);
+        assertThat(destroyed.subList(3, destroyed.size())).extracting(ResourceLifecycleRecorder.Destruction::name)
+                .containsExactlyElementsOf(recorder.created().reversed());
+        assertThat(destroyed).extracting(ResourceLifecycleRecorder.Destruction::kind)
+                .isSortedAccordingTo(Comparator.comparingInt(ResourceKind::destroyRank));
+        assertThat(destroyed).allSatisfy(destruction -> assertThat(destruction.openDependents())
+                .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
     void portZeroListensOnAChosenPortThatIsShown() {
         FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.spare.port=0",
                 "rdma.connections.listeners.spare.queue-pair-template=echo-peer",
@@ -113,6 +137,58 @@ class RdmaConnectionsTests {
                     ReceivedMessage reply = context.getBean(Replies.class).of("client").poll(5, TimeUnit.SECONDS);
                     assertThat(reply).isNotNull();
                     assertThat(new String(reply.payload(), StandardCharsets.UTF_8)).isEqualTo("AGAIN");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void aSingleQueuePairListenerLetsAFailedPeerGoAndAcceptsItsReconnectionAtOnce() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("single-peer").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(SinglePeerConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    RdmaTemplate template = context.getBean(RdmaTemplate.class);
+                    Replies replies = context.getBean(Replies.class);
+                    QueuePair server = context.getBean("server", QueuePair.class);
+                    QueuePair client = context.getBean("client", QueuePair.class);
+                    assertThat(roundTrip(template, replies, "first")).isEqualTo("FIRST");
+
+                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
+
+                    // the server hears of the disconnect and frees its queue pair, so the first attempt
+                    // gets through rather than waiting out its 2s timeout behind the old peer
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.outbound().getFirst().state() == ConnectionState.UP
+                                    && connections.outbound().getFirst().attempts() == 2);
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1
+                                    && server.state() == QueuePairState.RTS);
+                    assertThat(connections.listeners().getFirst().peers()).singleElement().satisfies(peer -> {
+                        assertThat(peer.name()).isEqualTo("server");
+                        assertThat(peer.qpState()).isEqualTo("RTS");
+                    });
+                    assertThat(roundTrip(template, replies, "second")).isEqualTo("SECOND");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    void aTemplateQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
+        // the first ibv_create_qp after the declared client QP is the listener's first template QP
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(1);
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    assertThat(connections.outbound().getFirst().state()).isEqualTo(ConnectionState.UP);
+                    assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
+                    RdmaConnections.ListenerStatus listener = connections.listeners().getFirst();
+                    assertThat(listener.lastFailure()).contains("echo-peer").contains("ibv_create_qp")
+                            .contains("ENOMEM");
+                    assertThat(listener.peers()).extracting(RdmaConnections.PeerStatus::name).containsExactly("echo#1");
+                    assertThat(roundTrip(context.getBean(RdmaTemplate.class), context.getBean(Replies.class),
+                            "still here")).isEqualTo("STILL HERE");
                 });
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
@@ -193,6 +269,14 @@ class RdmaConnectionsTests {
                 });
     }
 
+    /** Sends {@code message} from queue pair "client" and waits for the reply. */
+    private static String roundTrip(RdmaTemplate template, Replies replies, String message) throws Exception {
+        template.send("client", message.getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+        ReceivedMessage reply = replies.of("client").poll(5, TimeUnit.SECONDS);
+        assertThat(reply).as("reply to " + message).isNotNull();
+        return new String(reply.payload(), StandardCharsets.UTF_8);
+    }
+
     /** Collects replies per client queue pair. */
     static final class Replies {
 
@@ -248,6 +332,13 @@ class RdmaConnectionsTests {
         }
     }
 
+    static final class SinglePeerServer {
+        @RdmaListener(queuePair = "server")
+        byte[] echo(byte[] request) {
+            return new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
     static final class RpcServer {
         @RdmaListener(connectionListener = "rpc")
         byte[] echo(byte[] request) {
@@ -261,6 +352,25 @@ class RdmaConnectionsTests {
         @Bean
         EchoServer echoServer() {
             return new EchoServer();
+        }
+
+        @Bean
+        Replies replies() {
+            return new Replies();
+        }
+
+        @Bean
+        ClientReplies clientReplies(Replies replies) {
+            return new ClientReplies(replies);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SinglePeerConfiguration {
+
+        @Bean
+        SinglePeerServer singlePeerServer() {
+            return new SinglePeerServer();
         }
 
         @Bean

@@ -146,6 +146,16 @@ final class SimulatedQp implements QpHandle {
         return state;
     }
 
+    /**
+     * Whether this responder's connection is the one {@code requester} speaks on. On a wire the
+     * packet sequence numbers of a connection tie it to its two QPs; a requester left over from
+     * an earlier connection (its peer since reset and connected elsewhere) is out of sequence,
+     * and its packets are dropped, so it times out instead of landing in the new connection.
+     */
+    private boolean isConnectedTo(SimulatedQp requester) {
+        return destQpNumber == requester.qpNumber && remotePort == requester.port;
+    }
+
     private boolean acceptsIncoming() {
         QueuePairState current = state;
         return current == QueuePairState.RTR || current == QueuePairState.RTS || current == QueuePairState.SQD;
@@ -287,7 +297,9 @@ final class SimulatedQp implements QpHandle {
         fabric.defer(() -> {
             sendLock.lock();
             try {
-                if (!destroyed) {
+                // Only while still in ERR: the application may have reset and reconnected the QP
+                // before this ran, and its new receives must not be flushed.
+                if (!destroyed && state == QueuePairState.ERR) {
                     flushAll();
                 }
             } finally {
@@ -460,7 +472,7 @@ final class SimulatedQp implements QpHandle {
         long length = source.total();
         SimulatedQp peer = fabric.queuePairs().get(destQpNumber);
         boolean reachable = remotePort != null && peer != null && peer.type == type && peer.port == remotePort
-                && peer.acceptsIncoming();
+                && peer.acceptsIncoming() && peer.isConnectedTo(this);
         int requestPackets = resultsLandLocally ? 1 : packets(length, pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
         if (!reachable || !port.transmit(remotePort, requestPackets, requestBytes)) {
