@@ -167,10 +167,12 @@ class RemoteAccessErrorTest {
     }
 
     /**
-     * The completion reports a failure and its QP is in ERR. The simulated fabric gives the exact
+     * The completion reports a failure and its QP goes to ERR. The simulated fabric gives the exact
      * status of the manual's completion status table; a device may report the same fault with
      * another error status (rxe: {@code LOC_QP_OP_ERR}, or {@code WR_FLUSH_ERR} when it moved the QP
-     * to ERR before completing the faulty WR), so there any error status is accepted.
+     * to ERR before completing the faulty WR), so there any error status is accepted. A device may
+     * also write the error completion before its QP has left RTS (rxe's responder), hence the
+     * bounded wait for the state.
      */
     private void assertFailedInto(Completion completion, CompletionStatus onTheSimulatedFabric, QueuePair qp) {
         if (fabric.isSimulated()) {
@@ -178,6 +180,10 @@ class RemoteAccessErrorTest {
         } else {
             assertThat(completion.status()).as("status of %s (the simulated fabric gives %s)", completion,
                     onTheSimulatedFabric).isNotEqualTo(CompletionStatus.SUCCESS);
+        }
+        long deadline = System.nanoTime() + LoopbackFabric.WAIT.toNanos();
+        while (qp.state() != QueuePairState.ERR && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
         }
         assertThat(qp.state()).as("state of %s", qp).isEqualTo(QueuePairState.ERR);
     }
