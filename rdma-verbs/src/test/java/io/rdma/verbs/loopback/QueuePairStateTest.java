@@ -115,6 +115,9 @@ class QueuePairStateTest {
 
     @Test
     void receivePostedInErrorCompletesAsFlushed() {
+        assumeTrue(fabric.isSimulated(), "rxe's ibv_post_recv does not enter the kernel, which flushes a receive "
+                + "posted in ERR only when its receive side happens to run again (2 of 5 runs on rxe0); "
+                + "receives outstanding when the QP enters ERR are flushed everywhere (next test)");
         loopback.connect(options);
         loopback.responder().toError();
 
