@@ -69,6 +69,8 @@ public final class PerftestComparison {
         figures.put("java_jit", ManagementFactory.getRuntimeMXBean().getInputArguments()
                 .contains("-XX:TieredStopAtLevel=1") ? "C1" : "C1+C2");
         figures.put("java_vcpus", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        figures.put("java_warmup", Integer.toString(warmup));
+        figures.put("java_warmup_busy", Integer.toString(busyWarmup));
         long started = System.nanoTime();
         Verbs verbs = Verbs.open(ProviderKind.NATIVE);
         try (DeviceContext context = verbs.device(device).open()) {
@@ -86,7 +88,10 @@ public final class PerftestComparison {
             }
             if (runs.contains("bw")) {
                 WriteBandwidth bandwidth = new WriteBandwidth(context, pd, bandwidthBytes, WRITE_TX_DEPTH, gidIndex);
-                timed("write bandwidth: warm-up of " + warmup, () -> bandwidth.run(warmup));
+                timed("write bandwidth: warm-up of " + warmup, () -> {
+                    bandwidth.warmUp(warmup);
+                    return null;
+                });
                 putAll(figures, timed("write bandwidth", () -> bandwidth.run(bandwidthIterations))
                         .keyValues("java_write_bw"));
             }

@@ -48,12 +48,23 @@ final class WriteBandwidth {
         writer.prepareWrite(target);
     }
 
-    /** {@code iterations} writes; run it once untimed first to warm up the JIT. */
+    /** {@code writes} writes through the same code as {@link #run}, for the JIT; nothing is reported. */
+    void warmUp(int writes) {
+        transfer(writes, new long[writes], new long[writes]);
+    }
+
+    /** {@code iterations} writes, timed; {@link #warmUp} first. */
     Result run(int iterations) {
         long[] posted = new long[iterations];
         long[] completed = new long[iterations];
         AllocationMeter meter = new AllocationMeter();
         meter.start();
+        transfer(iterations, posted, completed);
+        double bytesPerWrite = (double) meter.bytes() / iterations;
+        return figures(iterations, posted, completed, bytesPerWrite);
+    }
+
+    private void transfer(int iterations, long[] posted, long[] completed) {
         int sent = 0;
         int done = 0;
         long progress = System.nanoTime();
@@ -75,8 +86,6 @@ final class WriteBandwidth {
                         + " done");
             }
         }
-        double bytesPerWrite = (double) meter.bytes() / iterations;
-        return figures(iterations, posted, completed, bytesPerWrite);
     }
 
     /** perftest's {@code print_report_bw} with {@code post_list} and {@code cq_mod} 1. */
