@@ -80,10 +80,6 @@ final class PerftestPeer {
         qp.connect(peer.qp.localEndpoint(1, gidIndex, 0), ConnectOptions.defaults().withGidIndex(gidIndex));
     }
 
-    MemoryRegion buffer() {
-        return buffer;
-    }
-
     /** Posts the whole receive ring; from RTR on (or INIT), before the peer starts sending. */
     void postReceives() {
         for (ReceiveWorkRequest receive : receives) {
@@ -114,14 +110,9 @@ final class PerftestPeer {
     /** Posts the prepared WR and waits for its completion (ib_send_lat's tx depth of 1). */
     void postAndComplete(long wrId) throws InterruptedException {
         post(wrId);
-        if (awaitSendCompletions() != 1) {
+        if (await(sendCq, sendCompletions) != 1) {
             throw new IllegalStateException("one send was outstanding, more completed");
         }
-    }
-
-    /** Waits for at least one send completion; fails on an error completion. Returns how many arrived. */
-    int awaitSendCompletions() throws InterruptedException {
-        return await(sendCq, sendCompletions);
     }
 
     /** Polls the send CQ once; fails on an error completion. */
