@@ -35,7 +35,7 @@ import java.util.function.DoublePredicate;
  * {@code PERF_SKIP_EVENTS=1}; {@code BENCH_RUN} (which runs, of {@code events,busy,bw});
  * {@code BENCH_WARMUP_BUSY} (round trips before the busy-polling
  * run, 500), {@code BENCH_WARMUP} (round trips before the events run and writes before the
- * bandwidth run, 5000), {@code RDMA_DEVICE} (rxe0), {@code RDMA_GID_INDEX} (1).
+ * bandwidth run, 10000: under emulation C2 needs about that many), {@code RDMA_DEVICE} (rxe0), {@code RDMA_GID_INDEX} (1).
  * Exit status 0 when every run completed and nothing leaked, whether or not the targets were
  * met ({@code target_*_met} says).
  */
@@ -57,7 +57,7 @@ public final class PerftestComparison {
         int latencyBytes = setting("PERF_SIZE_LAT", 64);
         int bandwidthBytes = setting("PERF_SIZE_BW", 65536);
         int busyWarmup = setting("BENCH_WARMUP_BUSY", 500);
-        int warmup = setting("BENCH_WARMUP", 5000);
+        int warmup = setting("BENCH_WARMUP", 10000);
         int gidIndex = setting("RDMA_GID_INDEX", 1);
         boolean events = setting("PERF_SKIP_EVENTS", 0) != 1;
         Set<String> runs = Set.of(System.getenv().getOrDefault("BENCH_RUN", "events,busy,bw").split(","));
