@@ -33,9 +33,9 @@ import java.util.function.DoublePredicate;
  * Environment (defaults as perftest-baseline.sh's): {@code PERF_LAT_ITERS} (1000),
  * {@code PERF_BW_ITERS} (2000), {@code PERF_SIZE_LAT} (64), {@code PERF_SIZE_BW} (65536),
  * {@code PERF_SKIP_EVENTS=1}; {@code BENCH_RUN} (which runs, of {@code events,busy,bw});
- * {@code BENCH_WARMUP_BUSY} (round trips before the busy-polling
- * run, 500), {@code BENCH_WARMUP} (round trips before the events run and writes before the
- * bandwidth run, 10000: under emulation C2 needs about that many), {@code RDMA_DEVICE} (rxe0), {@code RDMA_GID_INDEX} (1).
+ * {@code BENCH_WARMUP_BUSY} (round trips before the busy-polling run, 500), {@code BENCH_WARMUP}
+ * (round trips before the events run and writes before the bandwidth run, 10000: under
+ * emulation C2 needs about that many), {@code RDMA_DEVICE} (rxe0), {@code RDMA_GID_INDEX} (1).
  * Exit status 0 when every run completed and nothing leaked, whether or not the targets were
  * met ({@code target_*_met} says).
  */
@@ -79,12 +79,14 @@ public final class PerftestComparison {
             if (runs.contains("events") && events) {
                 SendLatency latency = new SendLatency(context, pd, latencyBytes, receiveDepth, true, gidIndex);
                 timed("send latency, events: warm-up of " + warmup, () -> latency.run(warmup));
-                put(figures, "java_send_lat_events", timed("send latency, events", () -> latency.run(latencyIterations)));
+                put(figures, "java_send_lat_events",
+                        timed("send latency, events", () -> latency.run(latencyIterations)));
             }
             if (runs.contains("busy")) {
                 SendLatency latency = new SendLatency(context, pd, latencyBytes, receiveDepth, false, gidIndex);
                 timed("send latency, busy polling: warm-up of " + busyWarmup, () -> latency.run(busyWarmup));
-                put(figures, "java_send_lat", timed("send latency, busy polling", () -> latency.run(latencyIterations)));
+                put(figures, "java_send_lat",
+                        timed("send latency, busy polling", () -> latency.run(latencyIterations)));
             }
             if (runs.contains("bw")) {
                 WriteBandwidth bandwidth = new WriteBandwidth(context, pd, bandwidthBytes, WRITE_TX_DEPTH, gidIndex);

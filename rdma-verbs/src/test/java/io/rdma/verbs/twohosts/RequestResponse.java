@@ -59,6 +59,7 @@ final class RequestResponse {
     }
 
     private static String describe(byte[] message) {
-        return message.length + " bytes starting " + Arrays.toString(Arrays.copyOf(message, Math.min(8, message.length)));
+        byte[] start = Arrays.copyOf(message, Math.min(8, message.length));
+        return message.length + " bytes starting " + Arrays.toString(start);
     }
 }

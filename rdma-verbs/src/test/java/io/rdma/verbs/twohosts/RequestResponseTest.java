@@ -31,6 +31,7 @@ class RequestResponseTest {
                 .withMessageContaining("corrupted");
         assertThatIllegalStateException().isThrownBy(() -> RequestResponse.checkRequest(RequestResponse.request(4), 3))
                 .withMessageContaining("expected request 3");
-        assertThatIllegalStateException().isThrownBy(() -> RequestResponse.checkResponse(RequestResponse.request(3), 3));
+        byte[] echo = RequestResponse.request(3);
+        assertThatIllegalStateException().isThrownBy(() -> RequestResponse.checkResponse(echo, 3));
     }
 }
