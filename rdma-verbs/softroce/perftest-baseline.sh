@@ -21,8 +21,13 @@
 # guest can only write there).  COMMAND then runs in the same guest with
 # PERFTEST_RESULTS=<that file or /tmp/perftest-baseline.txt> in its env.
 #
+# PERF_ROUNDS=N repeats the whole (perftest runs, then COMMAND) N times in the
+# same guest, so that C and Java alternate under the host's load as it drifts;
+# each round starts with perftest_round=N and rewrites $PERF_OUT.
+#
 # Environment: PERF_LAT_ITERS (1000), PERF_BW_ITERS (2000), PERF_SIZE_LAT (64),
-#   PERF_SIZE_BW (65536), PERF_OUT, PERF_SKIP_EVENTS=1 (skip the -e run), and
+#   PERF_SIZE_BW (65536), PERF_OUT, PERF_SKIP_EVENTS=1 (skip the -e run),
+#   PERF_ROUNDS (1), and
 #   softroce-vm.sh's SOFTROCE_* knobs.  Note: the default
 #   SOFTROCE_TCG_THREAD=single makes busy-polling latency ~100x worse
 #   (server and client poll on one host thread); SOFTROCE_TCG_THREAD=multi is
@@ -42,6 +47,7 @@ guest_script='
 CMD=("$@")   # the extra command; "set --" below reuses the positional args
 LAT_N=${PERF_LAT_ITERS:-1000}; BW_N=${PERF_BW_ITERS:-2000}
 LAT_S=${PERF_SIZE_LAT:-64}; BW_S=${PERF_SIZE_BW:-65536}
+ROUNDS=${PERF_ROUNDS:-1}
 OUT=${PERF_OUT:-/tmp/perftest-baseline.txt}
 : > "$OUT" || OUT=/tmp/perftest-baseline.txt
 emit() { echo "$1=$2"; echo "$1=$2" >> "$OUT"; }
@@ -74,9 +80,13 @@ lat() {  # PREFIX NAME
   emit ${1}_bytes $2; emit ${1}_iters $3; emit ${1}_us_min $4; emit ${1}_us_max $5
   emit ${1}_us_typical $6; emit ${1}_us_avg $7; emit ${1}_us_stdev $8; emit ${1}_us_p99 $9; emit ${1}_us_p999 ${10}
 }
+for round in $(seq 1 "$ROUNDS"); do
+: > "$OUT"
+emit perftest_round "$round"
 emit perftest_kernel "$(uname -r)"
 emit perftest_rdma_core "$(dpkg-query -W -f="\${Version}" rdma-core 2>/dev/null)"
 emit perftest_vcpus "$(nproc)"
+emit perftest_loadavg "$(cut -d" " -f1-3 /proc/loadavg)"
 t0=$(cut -d" " -f1 /proc/uptime)
 echo "=== ib_send_lat -s $LAT_S -n $LAT_N (RC, rxe0, gid 1, busy polling)"
 run send_lat 18515 ib_send_lat -d rxe0 -x 1 -c RC -F -s $LAT_S -n $LAT_N && lat ib_send_lat send_lat
@@ -98,15 +108,16 @@ emit perftest_seconds "$(awk -v a=$t0 -v b=$t1 "BEGIN{printf \"%.1f\", b-a}")"
 emit perftest_status $fail
 export PERFTEST_RESULTS=$OUT
 if [ ${#CMD[@]} -gt 0 ]; then
-  echo "=== ${CMD[*]}"
+  echo "=== round $round: ${CMD[*]}"
   "${CMD[@]}"; rc=$?
   echo "perftest-baseline: command exit status $rc"
   [ $fail = 0 ] && fail=$rc
 fi
+done
 exit $fail
 '
 env_lines=""
-for v in PERF_LAT_ITERS PERF_BW_ITERS PERF_SIZE_LAT PERF_SIZE_BW PERF_SKIP_EVENTS; do
+for v in PERF_LAT_ITERS PERF_BW_ITERS PERF_SIZE_LAT PERF_SIZE_BW PERF_SKIP_EVENTS PERF_ROUNDS; do
   [ -n "${!v:-}" ] && env_lines+="export $v=$(printf %q "${!v}")"$'\n'
 done
 [ -n "$out" ] && env_lines+="export PERF_OUT=$(printf %q "$out")"$'\n'

@@ -2,12 +2,17 @@
 # two-hosts.sh - two Soft-RoCE guests ("hosts") joined by a qemu socket NIC,
 # a server command in guest A and a client command in guest B.
 #
-#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD]
+#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD | --java]
 #
 #   SERVER_CMD / CLIENT_CMD are shell strings run with bash in guest A / B (in
 #   the current directory, shared read-write).  Without arguments a demo runs:
 #   rping (rdma_cm) plus ib_send_lat -R and ib_send_bw -R (perftest over
-#   rdma_cm) from B to A.
+#   rdma_cm) from B to A.  --java (run from rdma-verbs/ after test-compile and
+#   dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt)
+#   runs the Java demo instead: io.rdma.verbs.twohosts.TwoHostServer in A,
+#   TwoHostClient in B, rdma_cm connect + TWO_HOSTS_ROUNDS (100) checked
+#   request/response round trips; TWO_HOSTS_ROUNDS, TWO_HOSTS_RDMA_PORT (7471)
+#   and TWO_HOSTS_WAIT_SECONDS (300) are passed to both guests.
 #
 # Network: A = 10.80.0.1, B = 10.80.0.2 on eth0 (virtio-net; the two qemus
 # are connected by `-netdev socket` over TCP on host 127.0.0.1:$TWO_HOSTS_PORT),
@@ -43,6 +48,20 @@ retry 30 rping -c -a $SERVER_IP -C 20 -v | tail -2
 echo "client: rping done"
 sleep 1; retry 30 ib_send_lat -R -d rxe0 -x 1 -s 64 -n 500 $SERVER_IP
 sleep 1; retry 30 ib_send_bw -R -d rxe0 -x 1 -s 65536 -n 500 $SERVER_IP'
+elif [ $# -eq 1 ] && [ "$1" = --java ]; then
+  # the Java demo: io.rdma.verbs.twohosts.TwoHostServer / TwoHostClient from this
+  # module's build (run `mvn test-compile dependency:build-classpath
+  # -Dmdep.outputFile=target/test-classpath.txt` first; the client retries itself)
+  [ -f target/test-classpath.txt ] && [ -d target/test-classes/io/rdma/verbs/twohosts ] || {
+    echo "two-hosts: --java needs target/test-classes and target/test-classpath.txt in $PWD (build the module first)" >&2
+    exit 2; }
+  java_cmd="${SOFTROCE_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+  java_cmd+=" --enable-native-access=ALL-UNNAMED -cp target/test-classes:target/classes:$(cat target/test-classpath.txt)"
+  server_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostServer"
+  client_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostClient"
+  for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS; do
+    [ -n "${!v:-}" ] && SOFTROCE_ENV="${SOFTROCE_ENV:-}"$'\n'"export $v=$(printf %q "${!v}")"
+  done
 elif [ $# -eq 2 ]; then
   server_cmd=$1 client_cmd=$2
 else
