@@ -55,7 +55,7 @@ elif [ $# -eq 1 ] && [ "$1" = --java ]; then
   [ -f target/test-classpath.txt ] && [ -d target/test-classes/io/rdma/verbs/twohosts ] || {
     echo "two-hosts: --java needs target/test-classes and target/test-classpath.txt in $PWD (build the module first)" >&2
     exit 2; }
-  java_cmd="${SOFTROCE_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+  java_cmd="${SOFTROCE_JAVA:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
   java_cmd+=" --enable-native-access=ALL-UNNAMED -cp target/test-classes:target/classes:$(cat target/test-classpath.txt)"
   server_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostServer"
   client_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostClient"
