@@ -97,19 +97,31 @@ final class SimulatedPort {
     }
 
     /**
-     * Puts one message of {@code packets} packets on the wire towards {@code destination}:
-     * false when it is lost (a port down at either end, or an injected drop), as a real
-     * link would lose it.
+     * Whether a message towards {@code destination} gets through: false when it is lost (a port
+     * down at either end, or an injected drop), as a real link would lose it.
      */
-    boolean transmit(SimulatedPort destination, int packets, long bytes) {
+    boolean carries(SimulatedPort destination) {
         if (!isActive() || !destination.isActive() || takeDrop()) {
             xmitDiscards.incrementAndGet();
             return false;
         }
+        return true;
+    }
+
+    /** Counts traffic that got through to {@code destination} on both ports. */
+    void account(SimulatedPort destination, long packets, long bytes) {
         xmitPackets.addAndGet(packets);
         xmitBytes.addAndGet(bytes);
         destination.rcvPackets.addAndGet(packets);
         destination.rcvBytes.addAndGet(bytes);
+    }
+
+    /** {@link #carries} and {@link #account} at once, for the occasional response (reads, atomics). */
+    boolean transmit(SimulatedPort destination, int packets, long bytes) {
+        if (!carries(destination)) {
+            return false;
+        }
+        account(destination, packets, bytes);
         return true;
     }
 

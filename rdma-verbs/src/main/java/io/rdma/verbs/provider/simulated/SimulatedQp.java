@@ -79,6 +79,7 @@ final class SimulatedQp implements QpHandle {
     private final byte[] frame;
     private final MemorySegment frameMemory;
     private final FrameHeaders headers = new FrameHeaders();
+    private final PortTally tally = new PortTally();
     /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
     private final Runnable resumeTask = this::resumeSends;
 
@@ -358,13 +359,17 @@ final class SimulatedQp implements QpHandle {
                 pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
                 if (current == QueuePairState.ERR) {
                     flushPendingSends();
-                } else {
-                    progress();
                 }
             }
         } finally {
-            sendLock.unlock();
-            completions.close();
+            // The whole chain runs at once, as a doorbell starts the device on everything posted;
+            // WRs accepted before a refused one still go.
+            try {
+                progress();
+            } finally {
+                sendLock.unlock();
+                completions.close();
+            }
         }
     }
 
@@ -448,10 +453,14 @@ final class SimulatedQp implements QpHandle {
 
     /** Executes pending WRs in order until one must wait. Send lock held. */
     private void progress() {
-        while (!pending.isEmpty() && state == QueuePairState.RTS) {
-            if (execute(pending.head()) == Outcome.WAITING) {
-                return;
+        try {
+            while (!pending.isEmpty() && state == QueuePairState.RTS) {
+                if (execute(pending.head()) == Outcome.WAITING) {
+                    return;
+                }
             }
+        } finally {
+            tally.flush();
         }
     }
 
@@ -475,9 +484,10 @@ final class SimulatedQp implements QpHandle {
                 && peer.acceptsIncoming() && peer.isConnectedTo(this);
         int requestPackets = resultsLandLocally ? 1 : packets(length, pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
-        if (!reachable || !port.transmit(remotePort, requestPackets, requestBytes)) {
+        if (!reachable || !port.carries(remotePort)) {
             return lost(slot);
         }
+        tally.add(port, remotePort, requestPackets, requestBytes);
         return switch (opcode) {
             case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
@@ -653,9 +663,10 @@ final class SimulatedQp implements QpHandle {
         SimulatedQp peer = fabric.queuePairs().get(pending.remoteQpNumbers[slot]);
         boolean reachable = destination != null && peer != null && peer.type == QueuePairType.UD
                 && peer.port == destination && peer.acceptsIncoming() && peer.qkey == pending.remoteQkeys[slot];
-        if (!reachable || !port.transmit(destination, 1, length)) {
+        if (!reachable || !port.carries(destination)) {
             return complete(slot, CompletionStatus.SUCCESS, 0);
         }
+        tally.add(port, destination, 1, length);
         if (av.isGlobal()) {
             Gid sourceGid = port.gids().get(av.globalRoute().sourceGidIndex());
             writeGrh(av, sourceGid, length);
