@@ -9,14 +9,14 @@ import io.rdma.verbs.provider.nativ.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.nativ.generated.rdma_conn_param;
 import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
+import io.rdma.verbs.spi.PeerDisconnectNotice;
 import io.rdma.verbs.spi.QpHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * librdmacm on one opened device. The QP is the application's, not attached to the
@@ -224,13 +224,13 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         private final CmId id;
         private final InetSocketAddress remote;
         private final byte[] peerPrivateData;
-        private final NativeCensus census;
-        private final List<Runnable> peerDisconnectActions = new ArrayList<>();
-        private boolean peerGone;
+        private final LiveObjectCensus census;
+        /** Actions run on threads of their own: one may well close this connection, which waits for the watcher. */
+        private final PeerDisconnectNotice peerDisconnect = new PeerDisconnectNotice(Thread.ofVirtual()::start);
         private Thread watcher;
         private volatile boolean closing;
 
-        Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData, NativeCensus census) {
+        Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData, LiveObjectCensus census) {
             this.id = id;
             this.remote = remote;
             this.peerPrivateData = peerPrivateData;
@@ -250,11 +250,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
 
         @Override
         public synchronized void onPeerDisconnect(Runnable action) {
-            if (peerGone) {
-                Thread.ofVirtual().start(action);
-                return;
-            }
-            peerDisconnectActions.add(action);
+            peerDisconnect.onDisconnect(action);
             if (watcher == null) {
                 watcher = Thread.ofPlatform().daemon().name("rdma-cm-watch-" + remote).start(this::watch);
             }
@@ -265,24 +261,13 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
                 while (!closing) {
                     CmId.Event event = id.next(System.nanoTime() + WATCH_SLICE_NANOS);
                     if (event != null && event.type() == rdma_h.RDMA_CM_EVENT_DISCONNECTED()) {
-                        peerDisconnected();
+                        peerDisconnect.disconnected();
                         return;
                     }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-
-        /** Actions run on threads of their own: one may well close this connection, which waits for the watcher. */
-        private void peerDisconnected() {
-            List<Runnable> actions;
-            synchronized (this) {
-                peerGone = true;
-                actions = List.copyOf(peerDisconnectActions);
-                peerDisconnectActions.clear();
-            }
-            actions.forEach(Thread.ofVirtual()::start);
         }
 
         /** A peer that disconnected first leaves nothing to disconnect (EINVAL); the id is released either way. */

@@ -24,10 +24,11 @@ import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
-import io.rdma.verbs.spi.QpHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.PdHandle;
+import io.rdma.verbs.spi.QpHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,7 +52,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     private final String deviceName;
     private final String sysfsPath;
     private final MemorySegment context;
-    private final NativeCensus census;
+    private final LiveObjectCensus census;
     private final InlineVerbs verbs;
     private final CompletionCounters completionCounters;
     private final DeviceAttributes attributes;
@@ -60,7 +61,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     private final NativeConnectionManager connectionManager = new NativeConnectionManager(this);
     private volatile AsyncEventPump asyncEvents;
 
-    NativeContext(String deviceName, String sysfsPath, MemorySegment context, NativeCensus census) {
+    NativeContext(String deviceName, String sysfsPath, MemorySegment context, LiveObjectCensus census) {
         this.deviceName = deviceName;
         this.sysfsPath = sysfsPath;
         this.context = context.reinterpret(ibv_context.sizeof());
@@ -83,7 +84,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
         return verbs;
     }
 
-    NativeCensus census() {
+    LiveObjectCensus census() {
         return census;
     }
 

@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.nativ;
 import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.DeviceHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,11 +14,11 @@ final class NativeDevice implements DeviceHandle {
             rdma_h.ibv_open_device$address(), rdma_h.ibv_open_device$descriptor());
 
     private final MemorySegment device;
-    private final NativeCensus census;
+    private final LiveObjectCensus census;
     private final String name;
     private final long guid;
 
-    NativeDevice(MemorySegment device, NativeCensus census) {
+    NativeDevice(MemorySegment device, LiveObjectCensus census) {
         this.device = device;
         this.census = census;
         this.name = DeviceList.name(device);

@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.nativ;
 import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.DeviceHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.ProviderSession;
 
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Optional;
 final class NativeSession implements ProviderSession {
 
     private final DeviceList list;
-    private final NativeCensus census = new NativeCensus();
+    private final LiveObjectCensus census = new LiveObjectCensus();
     private final List<DeviceHandle> devices;
 
     NativeSession(DeviceList list) {

@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.simulated;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CqHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
@@ -11,12 +12,12 @@ import java.util.concurrent.locks.ReentrantLock;
 /** A completion channel: armed CQs queue an event here when their next completion arrives. */
 final class SimulatedChannel implements ChannelHandle {
 
-    private final Census census;
+    private final LiveObjectCensus census;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signalled = lock.newCondition();
     private final ArrayDeque<SimulatedCq> events = new ArrayDeque<>();
 
-    SimulatedChannel(Census census) {
+    SimulatedChannel(LiveObjectCensus census) {
         this.census = census;
     }
 

@@ -12,6 +12,7 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle;
+import io.rdma.verbs.spi.PeerDisconnectNotice;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ListenerHandle;
 import io.rdma.verbs.spi.QpHandle;
 
@@ -273,15 +274,15 @@ final class SimulatedConnectionManager {
         private final SimulatedFabric fabric;
         private final byte[] peerPrivateData;
         private final InetSocketAddress remoteAddress;
-        private final List<Runnable> peerDisconnectActions = new ArrayList<>();
+        private final PeerDisconnectNotice peerDisconnect;
         private Connection peer;
-        private boolean peerGone;
         private boolean disconnected;
 
         Connection(SimulatedFabric fabric, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
             this.fabric = fabric;
             this.peerPrivateData = peerPrivateData;
             this.remoteAddress = remoteAddress;
+            this.peerDisconnect = new PeerDisconnectNotice(fabric::defer);
             fabric.census().created(ResourceKind.CONNECTION);
         }
 
@@ -305,22 +306,8 @@ final class SimulatedConnectionManager {
         }
 
         @Override
-        public synchronized void onPeerDisconnect(Runnable action) {
-            if (peerGone) {
-                fabric.defer(action);
-            } else {
-                peerDisconnectActions.add(action);
-            }
-        }
-
-        private void peerDisconnected() {
-            List<Runnable> actions;
-            synchronized (this) {
-                peerGone = true;
-                actions = List.copyOf(peerDisconnectActions);
-                peerDisconnectActions.clear();
-            }
-            actions.forEach(fabric::defer);
+        public void onPeerDisconnect(Runnable action) {
+            peerDisconnect.onDisconnect(action);
         }
 
         /** Releases the id and tells the peer, as {@code rdma_disconnect} does over the wire. */
@@ -336,7 +323,7 @@ final class SimulatedConnectionManager {
             }
             fabric.census().destroyed(ResourceKind.CONNECTION);
             if (other != null) {
-                other.peerDisconnected();
+                other.peerDisconnect.disconnected();
             }
         }
     }

@@ -4,6 +4,7 @@ import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -15,14 +16,14 @@ final class SimulatedCounters implements CountersHandle {
 
     static final int MAX_INDEXES = 64;
 
-    private final Census census;
+    private final LiveObjectCensus census;
     private final AtomicLongArray values = new AtomicLongArray(MAX_INDEXES);
     /** Description attached at each index, as bits: 1 = packets, 2 = bytes (an index may aggregate both). */
     private final int[] descriptions = new int[MAX_INDEXES];
     private int definedIndexes;
     private int boundFlows;
 
-    SimulatedCounters(Census census) {
+    SimulatedCounters(LiveObjectCensus census) {
         this.census = census;
     }
 

@@ -9,6 +9,7 @@ import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.DeviceHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.ProviderSession;
 
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
     private final List<SimulatedPort> ethernetPorts = new ArrayList<>();
     private final ObjectTable<SimulatedQp> queuePairs = new ObjectTable<>(2);
     private final ObjectTable<SimulatedMr> memoryRegions = new ObjectTable<>(1);
-    private final Census census = new Census();
+    private final LiveObjectCensus census = new LiveObjectCensus();
     private final SimulatedConnectionManager connections = new SimulatedConnectionManager(this);
     private final ScheduledExecutorService timers;
     private final ScheduledExecutorService events;
@@ -96,7 +97,7 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
         events.shutdownNow();
     }
 
-    Census census() {
+    LiveObjectCensus census() {
         return census;
     }
 

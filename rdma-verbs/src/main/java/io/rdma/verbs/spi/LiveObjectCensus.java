@@ -1,4 +1,4 @@
-package io.rdma.verbs.provider.simulated;
+package io.rdma.verbs.spi;
 
 import io.rdma.verbs.api.ResourceKind;
 
@@ -6,20 +6,24 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
-/** Live objects of the fabric per kind, so tests can prove nothing leaks. */
-final class Census {
+/**
+ * Objects a provider created and has not destroyed, per kind: what
+ * {@link ProviderSession#liveObjects()} reports, so a test can prove nothing leaks.
+ */
+public final class LiveObjectCensus {
 
     private final AtomicLongArray live = new AtomicLongArray(ResourceKind.values().length);
 
-    void created(ResourceKind kind) {
+    public void created(ResourceKind kind) {
         live.incrementAndGet(kind.ordinal());
     }
 
-    void destroyed(ResourceKind kind) {
+    public void destroyed(ResourceKind kind) {
         live.decrementAndGet(kind.ordinal());
     }
 
-    Map<ResourceKind, Long> snapshot() {
+    /** Every kind, zero or not. */
+    public Map<ResourceKind, Long> snapshot() {
         Map<ResourceKind, Long> counts = new EnumMap<>(ResourceKind.class);
         for (ResourceKind kind : ResourceKind.values()) {
             counts.put(kind, live.get(kind.ordinal()));
