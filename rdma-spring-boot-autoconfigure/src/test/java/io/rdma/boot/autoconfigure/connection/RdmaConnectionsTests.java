@@ -29,6 +29,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -346,13 +347,9 @@ class RdmaConnectionsTests {
         }
     }
 
+    /** What the client side of every echo test collects its replies with. */
     @Configuration(proxyBeanMethods = false)
-    static class EchoConfiguration {
-
-        @Bean
-        EchoServer echoServer() {
-            return new EchoServer();
-        }
+    static class ClientRepliesConfiguration {
 
         @Bean
         Replies replies() {
@@ -366,21 +363,22 @@ class RdmaConnectionsTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(ClientRepliesConfiguration.class)
+    static class EchoConfiguration {
+
+        @Bean
+        EchoServer echoServer() {
+            return new EchoServer();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import(ClientRepliesConfiguration.class)
     static class SinglePeerConfiguration {
 
         @Bean
         SinglePeerServer singlePeerServer() {
             return new SinglePeerServer();
-        }
-
-        @Bean
-        Replies replies() {
-            return new Replies();
-        }
-
-        @Bean
-        ClientReplies clientReplies(Replies replies) {
-            return new ClientReplies(replies);
         }
     }
 
