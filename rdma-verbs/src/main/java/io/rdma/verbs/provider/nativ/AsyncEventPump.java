@@ -7,20 +7,28 @@ import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.AsyncEventSink;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 
 /**
  * One daemon thread per context that waits on the context's async event file descriptor
  * (non-blocking, with {@code poll(2)} and a timeout, so it can be stopped), reads each event
  * with {@code ibv_get_async_event}, hands it to the sink and acknowledges it at once, so a
- * later destroy of the object never waits for an acknowledgement.
+ * later destroy of the object never waits for an acknowledgement. A wake-up without an event
+ * allocates nothing: the poll and errno memory and the event are allocated once.
  */
 final class AsyncEventPump {
 
     private static final System.Logger LOG = System.getLogger(AsyncEventPump.class.getName());
     private static final long WAIT_NANOS = 100_000_000L;
-    private static final CheckedCall GET_ASYNC_EVENT = CheckedCall.bind("ibv_get_async_event",
-            rdma_h.ibv_get_async_event$address(), rdma_h.ibv_get_async_event$descriptor());
+    /** {@code ibv_get_async_event(context, &event)}, errno captured; exact types for {@code invokeExact}. */
+    private static final MethodHandle GET_ASYNC_EVENT = Linker.nativeLinker().downcallHandle(
+            rdma_h.ibv_get_async_event$address(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS),
+            Linker.Option.captureCallState("errno"));
 
     private final NativeContext context;
     private final AsyncEventSink sink;
@@ -54,12 +62,13 @@ final class AsyncEventPump {
 
     private void run() {
         try (Arena arena = Arena.ofConfined()) {
+            EventDescriptor descriptor = new EventDescriptor(fd, arena);
             MemorySegment event = ibv_async_event.allocate(arena);
             while (running) {
-                if (!Libc.awaitReadable(fd, WAIT_NANOS, "ibv_get_async_event")) {
+                if (!descriptor.awaitReadable(System.nanoTime() + WAIT_NANOS, "ibv_get_async_event")) {
                     continue;
                 }
-                int errno = GET_ASYNC_EVENT.errnoOf(context.segment(), event);
+                int errno = descriptor.errnoOf(getAsyncEvent(descriptor, event));
                 if (errno == Libc.EAGAIN) {
                     continue;
                 }
@@ -73,6 +82,16 @@ final class AsyncEventPump {
             }
         } catch (InterruptedException e) {
             // stop() interrupts to end the wait early
+        }
+    }
+
+    private int getAsyncEvent(EventDescriptor descriptor, MemorySegment event) {
+        try {
+            return (int) GET_ASYNC_EVENT.invokeExact(descriptor.callState(), context.segment(), event);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("downcall ibv_get_async_event failed", e);
         }
     }
 
@@ -91,7 +110,7 @@ final class AsyncEventPump {
             port = ibv_async_event.element.port_num(element);
         } else {
             // cq, qp, srq and wq share the union; the address alone finds the handle
-            handle = context.handleAt(element.get(java.lang.foreign.ValueLayout.ADDRESS, 0).address());
+            handle = context.handleAt(element.get(ValueLayout.ADDRESS, 0).address());
             if (type == AsyncEventType.CQ_ERR && handle instanceof NativeCq cq) {
                 // before anyone hears of it, so a poll after the event fails as the man page says
                 cq.overran();

@@ -16,13 +16,15 @@ import java.lang.invoke.VarHandle;
  * ({@link Linker.Option#captureCallState}), so a failure can name its errno even though the
  * JVM may run other native code between the call and a later read of errno. For the control
  * path only: each call allocates its capture state. The data path (post, poll) goes through
- * {@link InlineVerbs}, whose verbs return their errno directly.
+ * {@link InlineVerbs}, whose verbs return their errno directly; the event waits
+ * ({@link EventDescriptor}) bind exact handles and capture into memory preallocated per descriptor.
  */
 final class CheckedCall {
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    /** Where a downcall bound with {@code captureCallState("errno")} leaves errno. */
+    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
     private final String verb;
     private final MethodHandle handle;
@@ -81,14 +83,26 @@ final class CheckedCall {
     /** Like {@link #status} but returns the errno (0 on success) for callers that treat some errnos as normal. */
     int errnoOf(Object... arguments) {
         Outcome outcome = invoke(arguments);
-        int rc = (int) outcome.result;
+        return statusErrno((int) outcome.result, outcome.errno);
+    }
+
+    /**
+     * The errno of a verb returning 0, the errno, or -1 with errno set (as {@link #status}
+     * accepts), given the errno captured with the call.
+     */
+    static int statusErrno(int rc, int capturedErrno) {
         if (rc == 0) {
             return 0;
         }
         if (rc > 0) {
             return rc;
         }
-        return outcome.errno != 0 ? outcome.errno : -rc;
+        return capturedErrno != 0 ? capturedErrno : -rc;
+    }
+
+    /** The errno a call bound with {@code captureCallState("errno")} left in {@code callState}. */
+    static int capturedErrno(MemorySegment callState) {
+        return (int) ERRNO.get(callState, 0L);
     }
 
     /** A verb returning an int value, negative with errno set on failure. */
@@ -111,7 +125,7 @@ final class CheckedCall {
 
     private Outcome invoke(Object... arguments) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment capture = arena.allocate(CAPTURE_LAYOUT);
+            MemorySegment capture = arena.allocate(CALL_STATE);
             // the capture state leads the arguments, after the function address when there is one
             int at = unbound ? 1 : 0;
             Object[] all = new Object[arguments.length + 1];
@@ -119,7 +133,7 @@ final class CheckedCall {
             all[at] = capture;
             System.arraycopy(arguments, at, all, at + 1, arguments.length - at);
             Object result = handle.invokeWithArguments(all);
-            return new Outcome(result, (int) ERRNO.get(capture, 0L));
+            return new Outcome(result, capturedErrno(capture));
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {

@@ -101,11 +101,11 @@ final class CmId {
 
     /** The next event, or null when {@code deadline} (System.nanoTime) passes first. */
     Event next(long deadline) throws InterruptedException {
-        int fd = rdma_event_channel.fd(channel);
         try (Arena arena = Arena.ofConfined()) {
+            EventDescriptor descriptor = new EventDescriptor(rdma_event_channel.fd(channel), arena);
             MemorySegment eventOut = arena.allocate(ValueLayout.ADDRESS);
             while (true) {
-                if (!Libc.awaitReadable(fd, deadline - System.nanoTime(), "rdma_get_cm_event")) {
+                if (!descriptor.awaitReadable(deadline, "rdma_get_cm_event")) {
                     return null;
                 }
                 int errno = GET_CM_EVENT.errnoOf(channel, eventOut);

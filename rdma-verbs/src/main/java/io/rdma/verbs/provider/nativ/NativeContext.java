@@ -56,7 +56,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     private final InlineVerbs verbs;
     private final CompletionCounters completionCounters;
     private final DeviceAttributes attributes;
-    /** Native CQs, QPs and SRQs by address, to map async and channel events back to their handles. */
+    /** Native CQs, QPs and SRQs by address, to map async events back to their handles. */
     private final Map<Long, Object> byAddress = new ConcurrentHashMap<>();
     private final NativeConnectionManager connectionManager = new NativeConnectionManager(this);
     private volatile AsyncEventPump asyncEvents;
@@ -196,12 +196,13 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     @Override
     public CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector,
                                           boolean timestamps) {
-        MemorySegment channelSegment = channel == null ? MemorySegment.NULL : ((NativeChannel) channel).segment();
+        NativeChannel nativeChannel = (NativeChannel) channel;
+        MemorySegment channelSegment = nativeChannel == null ? MemorySegment.NULL : nativeChannel.segment();
         String detail = entries + " entries, completion vector " + completionVector;
         if (!timestamps) {
             MemorySegment cq = CREATE_CQ.pointer(detail, context, entries, MemorySegment.NULL, channelSegment,
                     completionVector).reinterpret(ibv_cq.sizeof());
-            return new NativeCq(this, cq, false);
+            return new NativeCq(this, cq, nativeChannel, false);
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_cq_init_attr_ex.allocate(arena);
@@ -212,7 +213,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
                     | rdma_h.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP());
             MemorySegment cq = verbs.createCqEx(attr, detail + ", with completion timestamps")
                     .reinterpret(ibv_cq_ex.sizeof());
-            return new NativeCq(this, cq, true);
+            return new NativeCq(this, cq, nativeChannel, true);
         }
     }
 

@@ -57,6 +57,8 @@ final class NativeCq implements CqHandle {
 
     private final NativeContext context;
     private final MemorySegment cq;
+    /** The completion channel the CQ signals, or null. */
+    private final NativeChannel channel;
     private final int capacity;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment completions;
@@ -68,15 +70,22 @@ final class NativeCq implements CqHandle {
     /** QPs whose send or receive completions land here; copy-on-write, read on every poll. */
     private volatile NativeQp[] users = new NativeQp[0];
 
-    /** A plain CQ, or with {@code extended} an {@code ibv_cq_ex} (which starts with an {@code ibv_cq}). */
-    NativeCq(NativeContext context, MemorySegment cq, boolean extended) {
+    /**
+     * A plain CQ, or with {@code extended} an {@code ibv_cq_ex} (which starts with an {@code ibv_cq}),
+     * created on {@code channel} (null for none).
+     */
+    NativeCq(NativeContext context, MemorySegment cq, NativeChannel channel, boolean extended) {
         this.context = context;
         this.cq = cq;
+        this.channel = channel;
         this.capacity = ibv_cq.cqe(cq);
         this.pollLimit = Math.max(1, Math.min(capacity, MAX_POLL));
         this.completions = extended ? null : arena.allocate(WC_SIZE * pollLimit, 8);
         this.extended = extended ? new ExtendedCompletionPoller(cq.reinterpret(ibv_cq_ex.sizeof()), arena) : null;
         context.register(cq, this);
+        if (channel != null) {
+            channel.attach(this);
+        }
         context.census().created(ResourceKind.COMPLETION_QUEUE);
     }
 
@@ -217,6 +226,9 @@ final class NativeCq implements CqHandle {
     public void destroy() {
         DESTROY_CQ.status("a QP or an unacknowledged event may still use it", cq);
         context.unregister(cq);
+        if (channel != null) {
+            channel.detach(this);
+        }
         arena.close();
         context.census().destroyed(ResourceKind.COMPLETION_QUEUE);
     }
