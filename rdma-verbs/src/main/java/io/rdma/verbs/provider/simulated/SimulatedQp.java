@@ -882,7 +882,7 @@ final class SimulatedQp implements QpHandle {
     private void count(CompletionCounterOp op, boolean failed) {
         SimulatedCompCounter counter = counters[op.ordinal()];
         if (counter != null) {
-            counter.count(failed);
+            counter.count(!failed);
         }
     }
 
