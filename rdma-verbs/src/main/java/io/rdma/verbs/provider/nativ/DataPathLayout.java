@@ -6,6 +6,8 @@ import io.rdma.verbs.provider.nativ.generated.ibv_sge;
 import io.rdma.verbs.provider.nativ.generated.ibv_wc;
 
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
@@ -66,5 +68,12 @@ final class DataPathLayout {
     private static long sendWr(String operation, String field) {
         MemoryLayout layout = ibv_send_wr.layout();
         return layout.byteOffset(groupElement("wr"), groupElement(operation), groupElement(field));
+    }
+
+    /** Writes one {@code ibv_sge} at {@code at} of {@code sges}. */
+    static void writeSge(MemorySegment sges, long at, long address, int length, int lkey) {
+        sges.set(ValueLayout.JAVA_LONG, at + SGE_ADDR, address);
+        sges.set(ValueLayout.JAVA_INT, at + SGE_LENGTH, length);
+        sges.set(ValueLayout.JAVA_INT, at + SGE_LKEY, lkey);
     }
 }

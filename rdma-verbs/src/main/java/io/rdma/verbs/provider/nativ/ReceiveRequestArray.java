@@ -14,10 +14,8 @@ import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_NEXT;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_NUM_SGE;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_SG_LIST;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.RECV_WR_SIZE;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_ADDR;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_LENGTH;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_LKEY;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_SIZE;
+import static io.rdma.verbs.provider.nativ.DataPathLayout.writeSge;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -76,10 +74,7 @@ final class ReceiveRequestArray {
             requests.set(JAVA_LONG, at + RECV_WR_SG_LIST, wr.sgeCount() == 0 ? 0 : sges.address() + sgeAt);
             requests.set(JAVA_INT, at + RECV_WR_NUM_SGE, wr.sgeCount());
             for (int i = 0; i < wr.sgeCount(); i++) {
-                long sge = sgeAt + i * SGE_SIZE;
-                sges.set(JAVA_LONG, sge + SGE_ADDR, wr.sgeAddress(i));
-                sges.set(JAVA_INT, sge + SGE_LENGTH, wr.sgeLength(i));
-                sges.set(JAVA_INT, sge + SGE_LKEY, wr.sgeLkey(i));
+                writeSge(sges, sgeAt + i * SGE_SIZE, wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
             }
         }
         return index;

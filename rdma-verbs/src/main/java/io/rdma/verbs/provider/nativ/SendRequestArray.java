@@ -30,10 +30,8 @@ import static io.rdma.verbs.provider.nativ.DataPathLayout.SEND_WR_SIZE;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.SEND_WR_UD_AH;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.SEND_WR_UD_REMOTE_QKEY;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.SEND_WR_UD_REMOTE_QPN;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_ADDR;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_LENGTH;
-import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_LKEY;
 import static io.rdma.verbs.provider.nativ.DataPathLayout.SGE_SIZE;
+import static io.rdma.verbs.provider.nativ.DataPathLayout.writeSge;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -125,10 +123,7 @@ final class SendRequestArray {
         // imm_data is big-endian on the wire; the API speaks host values
         requests.set(JAVA_INT, at + SEND_WR_IMM_DATA, Integer.reverseBytes(wr.immediateData()));
         for (int i = 0; i < wr.sgeCount(); i++) {
-            long sge = sgeAt + i * SGE_SIZE;
-            sges.set(JAVA_LONG, sge + SGE_ADDR, wr.sgeAddress(i));
-            sges.set(JAVA_INT, sge + SGE_LENGTH, wr.sgeLength(i));
-            sges.set(JAVA_INT, sge + SGE_LKEY, wr.sgeLkey(i));
+            writeSge(sges, sgeAt + i * SGE_SIZE, wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
         }
         SendOpcode opcode = wr.opcode();
         if (opcode.isAtomic()) {
