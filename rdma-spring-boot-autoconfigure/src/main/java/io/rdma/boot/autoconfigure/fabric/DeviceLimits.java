@@ -71,11 +71,13 @@ final class DeviceLimits {
 
     private void memoryPool(MemoryPoolPlan pool) {
         long bytes = (long) pool.bufferSize() * pool.count();
-        if (bytes > limits.maxMrSize()) {
+        // max_mr_size is a u64: rxe and mlx5 report 2^64-1, which a signed compare reads as -1.
+        if (Long.compareUnsigned(bytes, limits.maxMrSize()) > 0) {
+            String maxMrSize = Long.toUnsignedString(limits.maxMrSize());
             throw new InvalidRdmaConfigurationException(pool.property(), "the pool registers " + bytes + " bytes ("
                     + pool.count() + " x " + pool.bufferSize() + "), above the device's max_mr_size of "
-                    + limits.maxMrSize(), "Lower count or buffer-size so that count x buffer-size is at most "
-                    + limits.maxMrSize() + " bytes.");
+                    + maxMrSize, "Lower count or buffer-size so that count x buffer-size is at most "
+                    + maxMrSize + " bytes.");
         }
     }
 

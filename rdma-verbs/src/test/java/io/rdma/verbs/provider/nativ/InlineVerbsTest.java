@@ -4,6 +4,7 @@ import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.nativ.generated.ibv_context;
 import io.rdma.verbs.provider.nativ.generated.verbs_context;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -13,6 +14,7 @@ import java.lang.foreign.ValueLayout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code verbs_get_ctx_op} as {@link InlineVerbs} applies it, on a {@code verbs_context} built
@@ -20,6 +22,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code sz} reaches the op, and the pointer is set; otherwise the verb is EOPNOTSUPP.
  */
 class InlineVerbsTest {
+
+    /** {@link InlineVerbs} binds {@code ibv_query_port} and {@code ibv_query_device} from libibverbs as it loads. */
+    @BeforeAll
+    static void libibverbsLoads() {
+        assumeTrue(NativeLibraries.missing().isEmpty(),
+                () -> "rdma-core is not installed: " + NativeLibraries.missing().orElseThrow());
+    }
 
     private static final long CONTEXT_OFFSET = verbs_context.layout()
             .byteOffset(MemoryLayout.PathElement.groupElement("context"));
