@@ -38,7 +38,10 @@ class EchoApplicationTests {
     @Test
     void rdmaEndpointAndPrometheusShowTheFabric() throws Exception {
         assertThat(get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
-                .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated");
+                .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated")
+                // u64 limits as exact JSON numbers and GUIDs in ibv_devinfo's form, never signed
+                .contains("\"maxMrSize\":18446744073709551615")
+                .containsPattern("\"nodeGuid\":\"[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}\"");
         get("/echo?message=counted");
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_comp_counter_completions_total").contains("rdma_port_counter_total");

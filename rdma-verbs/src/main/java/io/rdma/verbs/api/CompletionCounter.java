@@ -21,13 +21,13 @@ public final class CompletionCounter extends VerbsResource {
         this.handle = handle;
     }
 
-    /** Successful completions counted so far. */
+    /** Successful completions counted so far: a u64, read it with {@link Unsigned64}. */
     public long completions() {
         ensureOpen();
         return handle.completions();
     }
 
-    /** Completions in error counted so far. */
+    /** Completions in error counted so far: a u64, read it with {@link Unsigned64}. */
     public long errors() {
         ensureOpen();
         return handle.errors();
@@ -57,7 +57,7 @@ public final class CompletionCounter extends VerbsResource {
         handle.incrementErrors(amount);
     }
 
-    /** {@code comp_count_max_value} (unsigned): one past it wraps to zero. */
+    /** {@code comp_count_max_value}, a u64 ({@link Unsigned64#MAX} for the full range): one past it wraps to zero. */
     public long maxValue() {
         return handle.maxValue();
     }

@@ -17,8 +17,9 @@ public final class Device {
         return handle.name();
     }
 
-    public long guid() {
-        return handle.guid();
+    /** The node GUID, as {@code ibv_get_device_guid} returns it. */
+    public Guid guid() {
+        return new Guid(handle.guid());
     }
 
     /** {@code ibv_open_device}. The context must be closed; closing the {@link Verbs} does it too. */

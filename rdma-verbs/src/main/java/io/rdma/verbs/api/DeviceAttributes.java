@@ -6,13 +6,21 @@ import java.util.Set;
  * {@code struct ibv_device_attr} (manual §2.3), plus the extended limits this API needs to
  * decide what a device can do: completion timestamps, completion counters and flow counters.
  *
+ * <p>{@code maxMrSize}, {@code pageSizeCap} and {@code completionCounterMaxValue} are unsigned
+ * 64-bit values held in a {@code long}: rxe and mlx5 report {@code max_mr_size} as 2^64 - 1, which
+ * is {@code -1} read signed. Compare them with {@link Long#compareUnsigned} and print them with
+ * {@link Unsigned64}. GUIDs are {@link Guid}s.
+ *
+ * @param maxMrSize                     unsigned: the largest region {@code ibv_reg_mr} accepts
+ * @param pageSizeCap                   unsigned: the page sizes the device supports, as a bit mask
+ * @param completionCounterMaxValue     unsigned: the value at which a completion counter wraps
  * @param supportedCompletionCounterOps op kinds {@code ibv_qp_attach_comp_cntr} accepts; empty when
  *                                      {@code maxCompletionCounters} is 0
  */
 public record DeviceAttributes(
         String firmwareVersion,
-        long nodeGuid,
-        long systemImageGuid,
+        Guid nodeGuid,
+        Guid systemImageGuid,
         long maxMrSize,
         long pageSizeCap,
         int vendorId,
@@ -46,6 +54,11 @@ public record DeviceAttributes(
 
     public boolean supportsAtomics() {
         return atomicCapability != AtomicCapability.NONE;
+    }
+
+    /** Whether one region of {@code bytes} is within {@code max_mr_size} (compared unsigned). */
+    public boolean allowsRegionOf(long bytes) {
+        return Long.compareUnsigned(bytes, maxMrSize) <= 0;
     }
 
     public boolean supportsCompletionCounters() {

@@ -63,7 +63,7 @@ public final class DeviceContext extends VerbsResource {
         return handle.queryGid(port, index);
     }
 
-    /** Port and hardware counters by name, as the device exposes them (sysfs on Linux). */
+    /** Port and hardware counters by name, as the device exposes them (sysfs on Linux): u64s, see {@link Unsigned64}. */
     public Map<String, Long> portCounters(int port) {
         ensureOpen();
         checkPort(port, "port counters");

@@ -47,7 +47,8 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
         private int maxCq = 4096;
         private int maxCqe = 1 << 20;
         private int maxMr = 1 << 16;
-        private long maxMrSize = 1L << 40;
+        /** 2^64 - 1 as rxe and mlx5 report it, so a signed reading of the u64 fails here as on hardware. */
+        private long maxMrSize = Unsigned64.MAX;
         private int maxPd = 1024;
         private int maxSrq = 1024;
         private int maxSrqWr = 16384;
@@ -57,7 +58,7 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
         private boolean atomics = true;
         private boolean completionTimestamps = true;
         private int maxCompletionCounters = 64;
-        private long completionCounterMaxValue = -1L;
+        private long completionCounterMaxValue = Unsigned64.MAX;
         private Set<CompletionCounterOp> completionCounterOps = EnumSet.allOf(CompletionCounterOp.class);
         private boolean flowCounters = true;
 

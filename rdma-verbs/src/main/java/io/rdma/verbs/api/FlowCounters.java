@@ -37,7 +37,7 @@ public final class FlowCounters extends VerbsResource {
         }
     }
 
-    /** {@code ibv_read_counters}: the value at each index defined so far. */
+    /** {@code ibv_read_counters}: the value at each index defined so far, u64s (read them with {@link Unsigned64}). */
     public long[] read() {
         ensureOpen();
         long[] values = new long[64];

@@ -44,12 +44,12 @@ public final class Gid {
     }
 
     /** A link-local GID made from a port GUID: {@code fe80::<guid>}, as IB subnet managers assign. */
-    public static Gid linkLocal(long guid) {
+    public static Gid linkLocal(Guid portGuid) {
         byte[] bytes = new byte[LENGTH];
         bytes[0] = (byte) 0xfe;
         bytes[1] = (byte) 0x80;
         for (int i = 0; i < 8; i++) {
-            bytes[15 - i] = (byte) (guid >>> (8 * i));
+            bytes[15 - i] = (byte) (portGuid.value() >>> (8 * i));
         }
         return new Gid(bytes);
     }
@@ -89,8 +89,17 @@ public final class Gid {
         return Arrays.hashCode(raw);
     }
 
+    /**
+     * The IPv6 text form, with an IPv4-mapped GID (RoCE v2 over IPv4) as {@code ::ffff:10.77.0.1},
+     * the form {@code ibv_devinfo} and {@code show_gids} print, not {@code ::ffff:a4d:1}.
+     */
     @Override
     public String toString() {
+        long ipv4 = ipv4();
+        if (ipv4 >= 0) {
+            return "::ffff:" + (ipv4 >>> 24) + "." + ((ipv4 >>> 16) & 0xff) + "." + ((ipv4 >>> 8) & 0xff) + "."
+                    + (ipv4 & 0xff);
+        }
         try {
             return Inet6Address.getByAddress(null, raw, -1).getHostAddress().replaceAll("(^|:)0(:0)+(:|$)", "::");
         } catch (UnknownHostException e) {

@@ -2,6 +2,7 @@ package io.rdma.verbs.spi;
 
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
 
 import java.lang.foreign.Arena;
@@ -20,7 +21,7 @@ public final class CompletionCounterWords {
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     /** {@code comp_count_max_value} meaning the full unsigned 64-bit range. */
-    private static final long FULL_RANGE = -1L;
+    private static final long FULL_RANGE = Unsigned64.MAX;
 
     private final MemorySegment completions;
     private final MemorySegment errors;

@@ -30,8 +30,15 @@ class GidTest {
     }
 
     @Test
+    void printsAsIbvDevinfoDoes() {
+        assertThat(Gid.parse("::ffff:10.77.0.1")).hasToString("::ffff:10.77.0.1");
+        assertThat(Gid.parse("10.0.0.255")).hasToString("::ffff:10.0.0.255");
+        assertThat(Gid.parse("fe80::5054:ff:fe12:3456")).hasToString("fe80::5054:ff:fe12:3456");
+    }
+
+    @Test
     void linkLocalGidEmbedsThePortGuid() {
-        Gid gid = Gid.linkLocal(0x0002_c903_00a1_b2c3L);
+        Gid gid = Gid.linkLocal(new Guid(0x0002_c903_00a1_b2c3L));
 
         assertThat(gid).isEqualTo(Gid.parse("fe80::2:c903:a1:b2c3"));
         assertThat(gid.isZero()).isFalse();

@@ -2,10 +2,13 @@ package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.Unsigned64;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,8 +16,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * {@code /actuator/rdma}: the provider and why it was chosen, each device with its ports
- * (state, LID, GIDs, MTU, link layer), every declared resource with the property that
+ * {@code /actuator/rdma}: the provider and why it was chosen, each device as {@code ibv_devinfo -v}
+ * shows it with its ports (state, LIDs, GIDs, MTUs, link layer), every declared resource with the property that
  * declares it, and the declared connections: each listener's bound address (the chosen port
  * for port 0) with the peers it accepted, and each outbound connection's state.
  */
@@ -40,20 +43,10 @@ public class RdmaEndpoint {
     }
 
     private DeviceDescriptor device(String name, DeviceContext context) {
-        int portCount = context.queryDevice().physicalPortCount();
+        DeviceAttributes attributes = context.queryDevice();
         List<PortDescriptor> ports = new ArrayList<>();
-        for (int port = 1; port <= portCount; port++) {
-            PortAttributes attributes = context.queryPort(port);
-            List<String> gids = new ArrayList<>();
-            for (int index = 0; index < attributes.gidTableLength(); index++) {
-                Gid gid = context.queryGid(port, index);
-                if (!gid.isZero()) {
-                    gids.add(index + ": " + gid);
-                }
-            }
-            ports.add(new PortDescriptor(port, attributes.state().name(), attributes.lid(), gids,
-                    attributes.activeMtu().bytes(), attributes.linkLayer().name(),
-                    fabric.configuredPorts(name).contains(port)));
+        for (int port = 1; port <= attributes.physicalPortCount(); port++) {
+            ports.add(port(name, context, port));
         }
         List<ResourceDescriptor> resources = fabric.resources().stream()
                 .filter(managed -> managed.declaration().device().equals(name))
@@ -61,7 +54,26 @@ public class RdmaEndpoint {
                         managed.declaration().property(), managed.resource().toString(),
                         managed.resource().isClosed()))
                 .toList();
-        return new DeviceDescriptor(name, context.device().guid(), ports, resources);
+        return new DeviceDescriptor(name, attributes.nodeGuid().toString(), attributes.systemImageGuid().toString(),
+                attributes.firmwareVersion(), "0x%04x".formatted(attributes.vendorId()),
+                Integer.toUnsignedLong(attributes.vendorPartId()), Integer.toUnsignedLong(attributes.hardwareVersion()),
+                attributes.physicalPortCount(),
+                Unsigned64.toBigInteger(attributes.maxMrSize()), Unsigned64.toBigInteger(attributes.pageSizeCap()),
+                ports, resources);
+    }
+
+    private PortDescriptor port(String device, DeviceContext context, int port) {
+        PortAttributes attributes = context.queryPort(port);
+        List<GidDescriptor> gids = new ArrayList<>();
+        for (int index = 0; index < attributes.gidTableLength(); index++) {
+            Gid gid = context.queryGid(port, index);
+            if (!gid.isZero()) {
+                gids.add(new GidDescriptor(index, gid.toString()));
+            }
+        }
+        return new PortDescriptor(port, attributes.state().name(), attributes.state().ordinal(),
+                attributes.maxMtu().bytes(), attributes.activeMtu().bytes(), attributes.lid(), attributes.smLid(),
+                attributes.linkLayer().name(), gids, fabric.configuredPorts(device).contains(port));
     }
 
     public record FabricDescriptor(String provider, String selectionReason, List<DeviceDescriptor> devices,
@@ -72,13 +84,28 @@ public class RdmaEndpoint {
                                         List<RdmaConnections.OutboundStatus> outbound) {
     }
 
-    public record DeviceDescriptor(String name, long guid, List<PortDescriptor> ports,
+    /**
+     * A device as {@code ibv_devinfo -v} shows it: GUIDs in its hex form, the vendor id in hex,
+     * the u32 ids unsigned and the u64 limits as exact JSON numbers (rxe's {@code max_mr_size} is
+     * 18446744073709551615, never -1).
+     */
+    public record DeviceDescriptor(String name, String nodeGuid, String systemImageGuid, String firmwareVersion,
+                                   String vendorId, long vendorPartId, long hardwareVersion, int physicalPortCount,
+                                   BigInteger maxMrSize, BigInteger pageSizeCap, List<PortDescriptor> ports,
                                    List<ResourceDescriptor> resources) {
     }
 
-    /** {@code configured} is true for the ports the configuration uses, which health watches. */
-    public record PortDescriptor(int port, String state, int lid, List<String> gids, int mtu, String linkLayer,
-                                 boolean configured) {
+    /**
+     * A port: {@code state} with its {@code ibv_port_state} code ({@code stateId}, 4 = ACTIVE), MTUs
+     * in bytes, the non-empty GID table entries. {@code configured} is true for the ports the
+     * configuration uses, which health watches.
+     */
+    public record PortDescriptor(int port, String state, int stateId, int maxMtu, int activeMtu, int lid, int smLid,
+                                 String linkLayer, List<GidDescriptor> gids, boolean configured) {
+    }
+
+    /** A GID table entry, printed as {@code ibv_devinfo} prints it ({@code ::ffff:10.77.0.1}). */
+    public record GidDescriptor(int index, String gid) {
     }
 
     public record ResourceDescriptor(String name, String kind, String property, String description, boolean closed) {

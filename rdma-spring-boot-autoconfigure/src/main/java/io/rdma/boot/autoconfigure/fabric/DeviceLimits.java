@@ -11,6 +11,7 @@ import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.Unsigned64;
 
 
 import java.util.Set;
@@ -72,8 +73,8 @@ final class DeviceLimits {
     private void memoryPool(MemoryPoolPlan pool) {
         long bytes = (long) pool.bufferSize() * pool.count();
         // max_mr_size is a u64: rxe and mlx5 report 2^64-1, which a signed compare reads as -1.
-        if (Long.compareUnsigned(bytes, limits.maxMrSize()) > 0) {
-            String maxMrSize = Long.toUnsignedString(limits.maxMrSize());
+        if (!limits.allowsRegionOf(bytes)) {
+            String maxMrSize = Unsigned64.toString(limits.maxMrSize());
             throw new InvalidRdmaConfigurationException(pool.property(), "the pool registers " + bytes + " bytes ("
                     + pool.count() + " x " + pool.bufferSize() + "), above the device's max_mr_size of "
                     + maxMrSize, "Lower count or buffer-size so that count x buffer-size is at most "

@@ -24,6 +24,7 @@ import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.api.VerbsResource;
 
@@ -92,11 +93,7 @@ final class ResourceDeclarations {
             if (e.errno() != Errno.ENODEV) {
                 throw e;
             }
-            throw new InvalidRdmaConfigurationException(device.property(), "provider '" + lookup.verbs().providerName()
-                    + "' has no device named '" + device.name() + "'; devices present: "
-                    + lookup.verbs().devices().stream().map(Device::name).toList(),
-                    "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
-                            + " fabric where the device is missing.", e);
+            throw unknownDevice(device, lookup.verbs(), e);
         }
         try {
             DeviceLimits.verify(device, context);
@@ -105,6 +102,25 @@ final class ResourceDeclarations {
             throw e;
         }
         return context;
+    }
+
+    /**
+     * No device of that name. When the provider lists none at all, the reason it gives (a kernel
+     * without RDMA support answers {@code ibv_get_device_list} with ENOSYS) is the cause, so it
+     * belongs in the failure analysis, not only in the INFO line of the provider's selection.
+     */
+    private static InvalidRdmaConfigurationException unknownDevice(DevicePlan device, Verbs verbs, VerbsException e) {
+        List<String> present = verbs.devices().stream().map(Device::name).toList();
+        String problem = "provider '" + verbs.providerName() + "' has no device named '" + device.name() + "'; ";
+        if (present.isEmpty()) {
+            return new InvalidRdmaConfigurationException(device.property(), problem + "it lists no device at all: "
+                    + verbs.selectionReason(), "Give this host an RDMA device (load its kernel driver and ib_uverbs,"
+                    + " or rdma_rxe for Soft-RoCE on an Ethernet interface), or set rdma.provider to auto to run on"
+                    + " the simulated fabric.", e);
+        }
+        return new InvalidRdmaConfigurationException(device.property(), problem + "devices present: " + present,
+                "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
+                        + " fabric where the device is missing.", e);
     }
 
     private void completionQueue(String device, CompletionQueuePlan cq) {

@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure.metrics;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
+import io.rdma.verbs.api.Unsigned64;
 
 import java.util.Locale;
 
@@ -12,7 +13,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * {@code rdma.flow.packets} and {@code rdma.flow.bytes} per flow, one meter per counter point
- * the flow's configuration declares, read with {@code ibv_read_counters} on scrape.
+ * the flow's configuration declares, read with {@code ibv_read_counters} on scrape (u64s, read unsigned).
  */
 public class FlowCounterMetrics implements MeterBinder {
 
@@ -48,6 +49,6 @@ public class FlowCounterMetrics implements MeterBinder {
             return Double.NaN;
         }
         long[] values = counters.read();
-        return index < values.length ? values[index] : Double.NaN;
+        return index < values.length ? Unsigned64.toDouble(values[index]) : Double.NaN;
     }
 }

@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.Unsigned64;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,6 +12,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code rdma.port.counter} per configured port and counter, as the device exposes them
  * ({@code DeviceContext.portCounters}): discovered when bound, read on scrape, tagged
  * {@code device}, {@code port} and {@code counter} (a fixed set per device, so tags stay bounded).
+ * sysfs counters are u64s, read unsigned.
  */
 public class PortCounterMetrics implements MeterBinder {
 
@@ -40,6 +42,6 @@ public class PortCounterMetrics implements MeterBinder {
             return Double.NaN;
         }
         Long value = context.portCounters(port).get(counter);
-        return value == null ? Double.NaN : value;
+        return value == null ? Double.NaN : Unsigned64.toDouble(value);
     }
 }

@@ -2,11 +2,21 @@ package io.rdma.boot.autoconfigure.fabric;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.verbs.api.Device;
+import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Every invalid configuration fails the start with an {@link InvalidRdmaConfigurationException}
@@ -38,11 +48,43 @@ class InvalidConfigurationTests {
     }
 
     @Test
-    void unknownDeviceUnderNative() {
-        // The native provider loads here but finds no device (no kernel RDMA support), so the
-        // declared device is the one that does not exist.
-        FailureAnalysis analysis = fails("rdma.devices.sim0", "rdma.provider=native");
-        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'sim0'");
+    void nativeWithoutRdmaCoreNamesTheMissingLibrary() {
+        assumeFalse(nativeProviderLoads(), "rdma-core is installed here");
+        FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
+        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded");
+        assertThat(analysis.getAction()).contains("rdma-core");
+    }
+
+    @Test
+    void nativeOnAKernelWithoutRdmaNamesTheCause() {
+        assumeTrue(nativeProviderLoads(), "rdma-core is not installed here");
+        assumeFalse(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel supports RDMA");
+        FailureAnalysis analysis = fails(DEVICE, "rdma.provider=native");
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'sim0'")
+                .contains("it lists no device at all").contains("ENOSYS");
+        assertThat(analysis.getAction()).contains("rdma_rxe");
+    }
+
+    @Test
+    void unknownDeviceUnderNativeListsTheDevicesPresent() {
+        assumeTrue(nativeProviderLoads(), "rdma-core is not installed here");
+        List<String> present;
+        try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
+            present = verbs.devices().stream().map(Device::name).toList();
+        }
+        assumeFalse(present.isEmpty(), "this host has no RDMA device");
+        FailureAnalysis analysis = fails(DEVICE, "rdma.provider=native");
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'sim0'; devices present: "
+                + present);
+    }
+
+    /** Whether the native provider opens at all: rdma-core loads, with or without devices. */
+    private static boolean nativeProviderLoads() {
+        try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
+            return true;
+        } catch (VerbsException e) {
+            return false;
+        }
     }
 
     @Test

@@ -33,6 +33,9 @@ class RdmaMetricsTests {
                     assertThat(sends.count()).isZero();
                     context.getBean("sends", CompletionCounter.class).incrementCompletions(5);
                     assertThat(sends.count()).isEqualTo(5.0);
+                    // ibv_set_comp_cntr takes a u64: past 2^63 the meter stays positive
+                    context.getBean("sends", CompletionCounter.class).setCompletions(Long.MIN_VALUE + 5);
+                    assertThat(sends.count()).isEqualTo(0x1p63);
                 });
     }
 }

@@ -2,6 +2,7 @@ package io.rdma.verbs.provider.nativ;
 
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.spi.CompCounterHandle;
 
 import java.util.EnumSet;
@@ -45,7 +46,7 @@ final class CompletionCounters {
     }
 
     long maxValue() {
-        return caps == null ? -1L : caps.maxValue();
+        return caps == null ? Unsigned64.MAX : caps.maxValue();
     }
 
     Set<CompletionCounterOp> supportedOps() {

@@ -4,6 +4,7 @@ import io.rdma.verbs.api.AtomicCapability;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortAttributes;
@@ -114,8 +115,8 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
             MemorySegment attr = ibv_device_attr_ex.orig_attr(attrEx);
             return new DeviceAttributes(
                     ibv_device_attr.fw_ver(attr).getString(0),
-                    Long.reverseBytes(ibv_device_attr.node_guid(attr)),
-                    Long.reverseBytes(ibv_device_attr.sys_image_guid(attr)),
+                    new Guid(Long.reverseBytes(ibv_device_attr.node_guid(attr))),
+                    new Guid(Long.reverseBytes(ibv_device_attr.sys_image_guid(attr))),
                     ibv_device_attr.max_mr_size(attr),
                     ibv_device_attr.page_size_cap(attr),
                     ibv_device_attr.vendor_id(attr),
@@ -160,7 +161,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
                     Byte.toUnsignedInt(ibv_port_attr.lmc(attr)),
                     ibv_port_attr.gid_tbl_len(attr),
                     Short.toUnsignedInt(ibv_port_attr.pkey_tbl_len(attr)),
-                    ibv_port_attr.max_msg_sz(attr),
+                    Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(attr)),
                     Byte.toUnsignedInt(ibv_port_attr.active_speed(attr)),
                     Byte.toUnsignedInt(ibv_port_attr.active_width(attr)),
                     LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(attr))));

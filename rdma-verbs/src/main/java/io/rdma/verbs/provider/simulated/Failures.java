@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
 
 /** The errors the fabric raises, worded once: each names the verb and errno, and says what to do. */
@@ -17,9 +18,11 @@ final class Failures {
         return new VerbsException(verb, Errno.EINVAL, detail, advice);
     }
 
+    /** {@code limit} is read unsigned: some limits ({@code max_mr_size}) are u64s. */
     static VerbsException aboveLimit(String verb, String what, long requested, long limit) {
-        return new VerbsException(verb, Errno.EINVAL, what + " " + requested + " exceeds the device limit " + limit,
-                "ask for at most " + limit + " (DeviceAttributes reports the limits)");
+        String shown = Unsigned64.toString(limit);
+        return new VerbsException(verb, Errno.EINVAL, what + " " + requested + " exceeds the device limit " + shown,
+                "ask for at most " + shown + " (DeviceAttributes reports the limits)");
     }
 
     static VerbsException exhausted(String verb, String what, long limit) {

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.AsyncEventSink;
@@ -27,6 +28,9 @@ import java.util.Map;
  */
 final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
 
+    /** What rxe reports ({@code RXE_PAGE_SIZE_CAP}): every page size from 4 KiB up, a u64 mask. */
+    private static final long PAGE_SIZE_CAP = 0xffff_f000L;
+
     private final SimulatedDevice device;
     private volatile AsyncEventSink sink;
 
@@ -41,7 +45,8 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     @Override
     public DeviceAttributes queryDevice() {
         DeviceSpec spec = device.spec();
-        return new DeviceAttributes("sim-1.0", device.guid(), device.guid(), spec.maxMrSize(), 4096, 0x02c9, 0x1017,
+        Guid guid = new Guid(device.guid());
+        return new DeviceAttributes("sim-1.0", guid, guid, spec.maxMrSize(), PAGE_SIZE_CAP, 0x02c9, 0x1017,
                 0, spec.maxQp(), spec.maxQpWr(), spec.maxSge(), spec.maxCq(), spec.maxCqe(), spec.maxMr(),
                 spec.maxPd(), spec.maxQpRdAtom(), spec.maxQpRdAtom(),
                 spec.atomics() ? AtomicCapability.HCA : AtomicCapability.NONE, spec.maxAh(), spec.maxSrq(),

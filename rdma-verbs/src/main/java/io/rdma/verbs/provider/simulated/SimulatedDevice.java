@@ -18,7 +18,11 @@ import java.util.stream.IntStream;
 /** A simulated HCA: its spec, ports, resource counts against its limits, and injected failures. */
 final class SimulatedDevice implements DeviceHandle {
 
-    private static final long GUID_BASE = 0x0002_c903_0000_0000L;
+    /**
+     * Mellanox's OUI b8:ce:f6 as mlx5 node GUIDs carry it: the top bit is set, so a GUID read as a
+     * signed number goes negative here as it does on real hardware.
+     */
+    private static final long GUID_BASE = 0xb8ce_f603_0000_0000L;
 
     private final SimulatedFabric fabric;
     private final DeviceSpec spec;

@@ -36,7 +36,7 @@ final class SimulatedPd implements PdHandle {
     @Override
     public MrHandle registerMemory(MemorySegment memory, int accessMask) {
         DeviceSpec spec = device().spec();
-        if (memory.byteSize() > spec.maxMrSize()) {
+        if (Long.compareUnsigned(memory.byteSize(), spec.maxMrSize()) > 0) {
             throw Failures.aboveLimit("ibv_reg_mr", "length", memory.byteSize(), spec.maxMrSize());
         }
         boolean needsLocalWrite = AccessFlag.isSet(accessMask, AccessFlag.REMOTE_WRITE)

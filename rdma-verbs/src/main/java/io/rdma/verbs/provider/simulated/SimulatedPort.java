@@ -2,6 +2,7 @@ package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortState;
@@ -37,7 +38,7 @@ final class SimulatedPort {
         this.device = device;
         this.number = number;
         this.state = device.spec().initialPortState();
-        long portGuid = device.guid() + number;
+        Guid portGuid = new Guid(device.guid() + number);
         List<Gid> table = new ArrayList<>();
         table.add(Gid.linkLocal(portGuid));
         table.add(Gid.parse("::ffff:10." + (device.index() + 1) + "." + number + ".1"));
