@@ -156,10 +156,30 @@ public final class PerftestComparison {
                         Double.parseDouble(javaValue) / Double.parseDouble(cValue)));
             }
         }
-        target(ratios, "send_lat_us_typical", ratio -> ratio <= LATENCY_TARGET);
+        if (busyPollingIsTickBound(perftest)) {
+            ratios.put("note_send_lat_us_typical", "tick-bound: perftest's busy-polling latency ("
+                    + perftest.get("ib_send_lat_us_typical") + " us) is above its event-driven one ("
+                    + perftest.get("ib_send_lat_events_us_typical") + " us), so both sides wait for the guest's"
+                    + " scheduler tick and the busy ratio cannot show the cost of either path");
+            ratios.put("target_send_lat_us_typical_met", "not measurable here");
+        } else {
+            target(ratios, "send_lat_us_typical", ratio -> ratio <= LATENCY_TARGET);
+        }
         target(ratios, "send_lat_events_us_typical", ratio -> ratio <= LATENCY_TARGET);
         target(ratios, "write_bw_MBps", ratio -> ratio >= BANDWIDTH_TARGET);
         return ratios;
+    }
+
+    /**
+     * Busy polling that is slower than sleeping on completion events measures the scheduler, not
+     * the verbs path: under single-threaded emulation the two spinning pollers take turns on one
+     * host thread and each message waits for the guest's tick (4 ms at HZ=250), for perftest and
+     * Java alike, so their ratio is 1.000 whatever either does.
+     */
+    static boolean busyPollingIsTickBound(Map<String, String> perftest) {
+        String busy = perftest.get("ib_send_lat_us_typical");
+        String events = perftest.get("ib_send_lat_events_us_typical");
+        return busy != null && events != null && Double.parseDouble(busy) > Double.parseDouble(events);
     }
 
     private static void target(Map<String, String> ratios, String figure, DoublePredicate met) {
