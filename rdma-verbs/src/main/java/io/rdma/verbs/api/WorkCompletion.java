@@ -51,7 +51,8 @@ public final class WorkCompletion {
     public CompletionOpcode opcode() { return opcode; }
     public int vendorError() { return vendorError; }
     /** Bytes received (receive completions; UD includes the 40-byte GRH area). */
-    public int byteLength() { return byteLength; }
+    /** {@code byte_len}, a u32: up to 2^31 on rxe ({@code max_msg_sz} 0x80000000), so read unsigned. */
+    public long byteLength() { return Integer.toUnsignedLong(byteLength); }
     public int immediateData() { return immediateData; }
     public boolean hasImmediateData() { return (flags & FLAG_WITH_IMM) != 0; }
     public boolean hasGrh() { return (flags & FLAG_GRH) != 0; }

@@ -8,7 +8,7 @@ import io.rdma.verbs.api.WorkCompletion;
  * A copy of one polled {@link WorkCompletion}: batch slots are overwritten by the next poll,
  * and assertions need values that stay put.
  */
-public record Completion(long wrId, CompletionStatus status, CompletionOpcode opcode, int byteLength,
+public record Completion(long wrId, CompletionStatus status, CompletionOpcode opcode, long byteLength,
                          boolean hasImmediateData, int immediateData, boolean hasGrh, int qpNumber,
                          int sourceQpNumber, long timestamp) {
 

@@ -66,9 +66,9 @@ class FlowCounterTest {
         List<Completion> received = Completions.await(receiver.receiveCompletionQueue(), 3);
         assertThat(received).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.SUCCESS));
         assertThat(received).extracting(Completion::byteLength).containsExactly(
-                EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 100,
-                EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 200,
-                EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 300);
+                (long) EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 100,
+                (long) EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 200,
+                (long) EthernetFrames.ETHERNET_HEADER + EthernetFrames.IPV4_HEADER + 8 + 300);
         assertThat(receiveBuffers.segment().asSlice(0, received.getFirst().byteLength()).mismatch(
                 frames.segment().asSlice(0, received.getFirst().byteLength()))).isEqualTo(-1);
         assertThat(Completions.pollNow(receiver.receiveCompletionQueue())).as("non-matching frames").isEmpty();

@@ -42,7 +42,7 @@ final class MessageEndpoint implements AutoCloseable {
     private long sent;
     private boolean sendCompleted;
     /** Length of the message received and not yet taken; -1 when none. */
-    private int receivedLength = -1;
+    private long receivedLength = -1;
 
     MessageEndpoint(DeviceContext context, ProtectionDomain pd, int maxMessage) {
         this.maxMessage = maxMessage;
