@@ -89,8 +89,14 @@ public final class Gid {
         return Arrays.hashCode(raw);
     }
 
+    /** IPv6 text; an IPv4-mapped GID as {@code show_gids} and rdma_cm print it, {@code ::ffff:10.77.0.1}. */
     @Override
     public String toString() {
+        long ipv4 = ipv4();
+        if (ipv4 >= 0) {
+            return "::ffff:" + (ipv4 >>> 24) + "." + ((ipv4 >>> 16) & 0xff) + "." + ((ipv4 >>> 8) & 0xff) + "."
+                    + (ipv4 & 0xff);
+        }
         try {
             return Inet6Address.getByAddress(null, raw, -1).getHostAddress().replaceAll("(^|:)0(:0)+(:|$)", "::");
         } catch (UnknownHostException e) {
