@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.verbs.api.DeviceNodeAccess;
+import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortState;
@@ -171,6 +173,24 @@ public class RdmaProperties {
         /** Whether the device supports flow counters (ibv_create_counters). */
         private Boolean flowCounters;
 
+        /** Type of every GID of an Ethernet port: 'roce-v2' (as rxe) or 'roce-v1'. */
+        private GidType roceGidType = GidType.ROCE_V2;
+
+        /** Whether a subnet manager assigned the InfiniBand ports LIDs; without one they keep LID 0. */
+        private boolean subnetManager = true;
+
+        /** RLIMIT_MEMLOCK of the device's host (ulimit -l); unset means unlimited. */
+        private DataSize lockedMemoryLimit;
+
+        /** Whether the process has CAP_IPC_LOCK on the device's host, which lifts the locked-memory limit. */
+        private boolean ipcLockCapability;
+
+        /** Access to the device's /dev/infiniband/uverbsN: read-write, read-only, write-only, denied or missing. */
+        private DeviceNodeAccess verbsNodeAccess = DeviceNodeAccess.READ_WRITE;
+
+        /** Access to /dev/infiniband/rdma_cm on the device's host, as for verbs-node-access. */
+        private DeviceNodeAccess connectionManagerNodeAccess = DeviceNodeAccess.READ_WRITE;
+
         public int getPorts() {
             return ports;
         }
@@ -306,6 +326,54 @@ public class RdmaProperties {
         public void setFlowCounters(Boolean flowCounters) {
             this.flowCounters = flowCounters;
         }
+
+        public GidType getRoceGidType() {
+            return roceGidType;
+        }
+
+        public void setRoceGidType(GidType roceGidType) {
+            this.roceGidType = roceGidType;
+        }
+
+        public boolean isSubnetManager() {
+            return subnetManager;
+        }
+
+        public void setSubnetManager(boolean subnetManager) {
+            this.subnetManager = subnetManager;
+        }
+
+        public DataSize getLockedMemoryLimit() {
+            return lockedMemoryLimit;
+        }
+
+        public void setLockedMemoryLimit(DataSize lockedMemoryLimit) {
+            this.lockedMemoryLimit = lockedMemoryLimit;
+        }
+
+        public boolean isIpcLockCapability() {
+            return ipcLockCapability;
+        }
+
+        public void setIpcLockCapability(boolean ipcLockCapability) {
+            this.ipcLockCapability = ipcLockCapability;
+        }
+
+        public DeviceNodeAccess getVerbsNodeAccess() {
+            return verbsNodeAccess;
+        }
+
+        public void setVerbsNodeAccess(DeviceNodeAccess verbsNodeAccess) {
+            this.verbsNodeAccess = verbsNodeAccess;
+        }
+
+        public DeviceNodeAccess getConnectionManagerNodeAccess() {
+            return connectionManagerNodeAccess;
+        }
+
+        public void setConnectionManagerNodeAccess(DeviceNodeAccess connectionManagerNodeAccess) {
+            this.connectionManagerNodeAccess = connectionManagerNodeAccess;
+        }
     }
 
     /** A device and everything created on it; its settings are the defaults of its resources. */
@@ -314,8 +382,11 @@ public class RdmaProperties {
         /** Port the device's queue pairs use unless they name their own, numbered from 1. */
         private int port = 1;
 
-        /** GID table index the device's queue pairs use unless they name their own (RoCE needs one). */
-        private int gidIndex = 0;
+        /**
+         * GID table index the device's queue pairs use unless they name their own. Unset: on RoCE
+         * the RoCE v2 GID of the port's IPv4 address (logged at startup), on InfiniBand 0.
+         */
+        private Integer gidIndex;
 
         /** Capacities of every queue pair on this device that does not set its own. */
         private final QueuePairDefaults queuePairDefaults = new QueuePairDefaults();
@@ -340,11 +411,11 @@ public class RdmaProperties {
             this.port = port;
         }
 
-        public int getGidIndex() {
+        public Integer getGidIndex() {
             return gidIndex;
         }
 
-        public void setGidIndex(int gidIndex) {
+        public void setGidIndex(Integer gidIndex) {
             this.gidIndex = gidIndex;
         }
 

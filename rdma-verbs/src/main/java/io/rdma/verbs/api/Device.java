@@ -22,6 +22,14 @@ public final class Device {
         return new Guid(handle.guid());
     }
 
+    /**
+     * The device nodes and the locked-memory allowance this process has for the device, readable
+     * before {@link #open()}: an unusable {@code uverbsN} is why an open fails.
+     */
+    public HostAccess hostAccess() {
+        return handle.hostAccess();
+    }
+
     /** {@code ibv_open_device}. The context must be closed; closing the {@link Verbs} does it too. */
     public DeviceContext open() {
         DeviceContext context = new DeviceContext(this, handle.open());

@@ -63,6 +63,16 @@ public final class DeviceContext extends VerbsResource {
         return handle.queryGid(port, index);
     }
 
+    /**
+     * The used entries of a port's GID table with their types and network devices, as
+     * {@code show_gids} lists them (sysfs {@code gid_attrs} on Linux); empty entries are left out.
+     */
+    public List<GidEntry> queryGidTable(int port) {
+        ensureOpen();
+        checkPort(port, "GID table");
+        return handle.gidTable(port);
+    }
+
     /** Port and hardware counters by name, as the device exposes them (sysfs on Linux): u64s, see {@link Unsigned64}. */
     public Map<String, Long> portCounters(int port) {
         ensureOpen();

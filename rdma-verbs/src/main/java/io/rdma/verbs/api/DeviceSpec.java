@@ -9,13 +9,20 @@ import java.util.Set;
  * A device the simulated fabric creates: ports and their link, and the limits
  * {@code ibv_query_device} will report and the fabric will enforce. Defaults describe a
  * capable single-port InfiniBand HCA; a hardware provider ignores specs.
+ *
+ * <p>A simulated device stands for an HCA in a host of its own, so the spec also says what
+ * that host grants ({@link HostAccess}: device nodes, locked memory), whether a subnet manager
+ * assigned its InfiniBand ports LIDs, and which {@link GidType} its RoCE GIDs have. The
+ * defaults grant everything, as a well set-up host does.
  */
 public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState initialPortState, Mtu mtu,
                          int activeSpeed, int activeWidth, List<Gid> extraGids, int maxQp, int maxQpWr,
                          int maxSge, int maxCq, int maxCqe, int maxMr, long maxMrSize, int maxPd, int maxSrq,
                          int maxSrqWr, int maxAh, int maxInlineData, int maxQpRdAtom, boolean atomics,
                          boolean completionTimestamps, int maxCompletionCounters, long completionCounterMaxValue,
-                         Set<CompletionCounterOp> completionCounterOps, boolean flowCounters) {
+                         Set<CompletionCounterOp> completionCounterOps, boolean flowCounters,
+                         GidType roceGidType, boolean subnetManager, LockedMemoryAllowance lockedMemory,
+                         DeviceNodeAccess verbsNodeAccess, DeviceNodeAccess connectionManagerNodeAccess) {
 
     public DeviceSpec {
         Objects.requireNonNull(name, "name");
@@ -23,6 +30,12 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
             throw new IllegalArgumentException("device " + name + ": ports must be 1..255, not " + ports);
         }
         extraGids = List.copyOf(extraGids);
+        if (Objects.requireNonNull(roceGidType, "roceGidType") == GidType.IB) {
+            throw new IllegalArgumentException("device " + name + ": RoCE GIDs are RoCE v1 or v2, not IB");
+        }
+        Objects.requireNonNull(lockedMemory, "lockedMemory");
+        Objects.requireNonNull(verbsNodeAccess, "verbsNodeAccess");
+        Objects.requireNonNull(connectionManagerNodeAccess, "connectionManagerNodeAccess");
         completionCounterOps = completionCounterOps.isEmpty()
                 ? Set.of() : Set.copyOf(EnumSet.copyOf(completionCounterOps));
     }
@@ -61,6 +74,11 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
         private long completionCounterMaxValue = Unsigned64.MAX;
         private Set<CompletionCounterOp> completionCounterOps = EnumSet.allOf(CompletionCounterOp.class);
         private boolean flowCounters = true;
+        private GidType roceGidType = GidType.ROCE_V2;
+        private boolean subnetManager = true;
+        private LockedMemoryAllowance lockedMemory = LockedMemoryAllowance.unlimited();
+        private DeviceNodeAccess verbsNodeAccess = DeviceNodeAccess.READ_WRITE;
+        private DeviceNodeAccess connectionManagerNodeAccess = DeviceNodeAccess.READ_WRITE;
 
         private Builder(String name) {
             this.name = name;
@@ -92,12 +110,23 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
         public Builder completionCounterMaxValue(long value) { completionCounterMaxValue = value; return this; }
         public Builder completionCounterOps(Set<CompletionCounterOp> value) { completionCounterOps = value; return this; }
         public Builder flowCounters(boolean value) { flowCounters = value; return this; }
+        /** The type of every GID of an Ethernet port (rxe: RoCE v2); InfiniBand ports' GIDs are IB. */
+        public Builder roceGidType(GidType value) { roceGidType = value; return this; }
+        /** Whether a subnet manager runs: without one, InfiniBand ports keep LID 0. */
+        public Builder subnetManager(boolean value) { subnetManager = value; return this; }
+        public Builder lockedMemory(LockedMemoryAllowance value) { lockedMemory = value; return this; }
+        public Builder verbsNodeAccess(DeviceNodeAccess value) { verbsNodeAccess = value; return this; }
+        public Builder connectionManagerNodeAccess(DeviceNodeAccess value) {
+            connectionManagerNodeAccess = value;
+            return this;
+        }
 
         public DeviceSpec build() {
             return new DeviceSpec(name, ports, linkLayer, initialPortState, mtu, activeSpeed, activeWidth, extraGids,
                     maxQp, maxQpWr, maxSge, maxCq, maxCqe, maxMr, maxMrSize, maxPd, maxSrq, maxSrqWr, maxAh,
                     maxInlineData, maxQpRdAtom, atomics, completionTimestamps, maxCompletionCounters,
-                    completionCounterMaxValue, completionCounterOps, flowCounters);
+                    completionCounterMaxValue, completionCounterOps, flowCounters, roceGidType, subnetManager,
+                    lockedMemory, verbsNodeAccess, connectionManagerNodeAccess);
         }
     }
 }

@@ -3,8 +3,10 @@ package io.rdma.verbs.spi;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
 
+import java.util.List;
 import java.util.Map;
 
 /** {@code struct ibv_context}: an opened device. */
@@ -18,6 +20,9 @@ public interface ContextHandle {
 
     /** {@code ibv_query_gid}. */
     Gid queryGid(int port, int index);
+
+    /** The used entries of a port's GID table, in index order: empty entries are left out. */
+    List<GidEntry> gidTable(int port);
 
     /** Port and hardware counters by name (sysfs {@code counters/} and {@code hw_counters/} on Linux). */
     Map<String, Long> portCounters(int port);

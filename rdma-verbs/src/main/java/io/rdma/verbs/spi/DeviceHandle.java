@@ -1,11 +1,16 @@
 package io.rdma.verbs.spi;
 
+import io.rdma.verbs.api.HostAccess;
+
 /** {@code struct ibv_device}: a device of the list, not yet opened. */
 public interface DeviceHandle {
 
     String name();
 
     long guid();
+
+    /** The device's nodes and the process's locked-memory allowance, as the host grants them. */
+    HostAccess hostAccess();
 
     /** {@code ibv_open_device}. */
     ContextHandle open();

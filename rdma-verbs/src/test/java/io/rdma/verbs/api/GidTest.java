@@ -62,4 +62,10 @@ class GidTest {
         assertThatIllegalArgumentException().isThrownBy(() -> Gid.parse("fe80::zz"))
                 .withMessageContaining("fe80::zz");
     }
+
+    @Test
+    void ipv4MappedGidsPrintDotted() {
+        assertThat(Gid.parse("10.77.0.1")).hasToString("::ffff:10.77.0.1");
+        assertThat(Gid.parse("fe80::1")).hasToString("fe80::1");
+    }
 }

@@ -4,7 +4,6 @@ import io.rdma.boot.autoconfigure.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.Unsigned64;
 
@@ -64,13 +63,10 @@ public class RdmaEndpoint {
 
     private PortDescriptor port(String device, DeviceContext context, int port) {
         PortAttributes attributes = context.queryPort(port);
-        List<GidDescriptor> gids = new ArrayList<>();
-        for (int index = 0; index < attributes.gidTableLength(); index++) {
-            Gid gid = context.queryGid(port, index);
-            if (!gid.isZero()) {
-                gids.add(new GidDescriptor(index, gid.toString()));
-            }
-        }
+        List<GidDescriptor> gids = context.queryGidTable(port).stream()
+                .map(entry -> new GidDescriptor(entry.index(), entry.gid().toString(), entry.type().label(),
+                        entry.netdev()))
+                .toList();
         return new PortDescriptor(port, attributes.state().name(), attributes.state().ordinal(),
                 attributes.maxMtu().bytes(), attributes.activeMtu().bytes(), attributes.lid(), attributes.smLid(),
                 attributes.linkLayer().name(), gids, fabric.configuredPorts(device).contains(port));
@@ -104,8 +100,11 @@ public class RdmaEndpoint {
                                  String linkLayer, List<GidDescriptor> gids, boolean configured) {
     }
 
-    /** A GID table entry, printed as {@code ibv_devinfo} prints it ({@code ::ffff:10.77.0.1}). */
-    public record GidDescriptor(int index, String gid) {
+    /**
+     * A used GID table entry as {@code ibv_devinfo -v} prints it ({@code ::ffff:10.77.0.1, RoCE v2});
+     * {@code netdev} is the network device it belongs to on RoCE, null on InfiniBand.
+     */
+    public record GidDescriptor(int index, String gid, String type, String netdev) {
     }
 
     public record ResourceDescriptor(String name, String kind, String property, String description, boolean closed) {

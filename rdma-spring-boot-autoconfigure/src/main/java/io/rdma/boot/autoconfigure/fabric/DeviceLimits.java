@@ -10,7 +10,6 @@ import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.LinkLayer;
-import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.Unsigned64;
 
 
@@ -40,7 +39,6 @@ final class DeviceLimits {
 
     private void verify() {
         port(device.port(), device.property() + ".port");
-        gidIndex(device.port(), device.gidIndex(), device.property() + ".gid-index");
         count(device.completionQueues().size(), limits.maxCq(), device.property() + ".completion-queues", "max_cq");
         count(device.protectionDomains().size(), limits.maxPd(), device.property() + ".protection-domains", "max_pd");
         count(device.queuePairs().size(), limits.maxQp(), device.property() + ".protection-domains.*.queue-pairs",
@@ -95,7 +93,6 @@ final class DeviceLimits {
         atMost(qp.capabilities().maxInlineData(), limits.maxInlineData(), qp.property() + ".max-inline-data",
                 "inline data limit");
         port(qp.port(), qp.property() + ".port");
-        gidIndex(qp.port(), qp.gidIndex(), qp.property() + ".gid-index");
         Set<CompletionCounterOp> countable = limits.supportedCompletionCounterOps();
         qp.counters().forEach((counter, ops) -> {
             for (CompletionCounterOp op : ops) {
@@ -129,15 +126,6 @@ final class DeviceLimits {
         if (port > limits.physicalPortCount()) {
             throw new InvalidRdmaConfigurationException(property, "device '" + device.name() + "' has no port " + port,
                     "Name a port from 1 to " + limits.physicalPortCount() + ".");
-        }
-    }
-
-    private void gidIndex(int port, int gidIndex, String property) {
-        PortAttributes attributes = context.queryPort(port);
-        if (gidIndex >= attributes.gidTableLength()) {
-            throw new InvalidRdmaConfigurationException(property, "port " + port + " of device '" + device.name()
-                    + "' has a GID table of " + attributes.gidTableLength() + " entries, so there is no index "
-                    + gidIndex, "Name an index below " + attributes.gidTableLength() + " (show_gids lists them).");
         }
     }
 

@@ -5,6 +5,7 @@ import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.FlowSpec;
+import io.rdma.verbs.api.ProtectionDomain;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 
@@ -18,9 +19,29 @@ import java.util.Set;
  * One configured device after its properties were read and checked: every name resolved,
  * every default applied, every enum parsed. {@link DeviceLimits} checks it against what the
  * opened device reports; {@link ResourceDeclarations} turns it into beans.
+ *
+ * @param gidIndex null when not configured: the preflight chooses one per port once the device
+ *                 is open ({@link #withGidIndexes}), before {@link DeviceLimits} sees the plan
  */
-record DevicePlan(String name, String property, int port, int gidIndex, List<CompletionQueuePlan> completionQueues,
+record DevicePlan(String name, String property, int port, Integer gidIndex, List<CompletionQueuePlan> completionQueues,
                   List<CounterPlan> counters, List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
+
+    /** This plan with every unset GID index (the device's, its QPs' and templates') set to the one chosen for its port. */
+    DevicePlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
+        List<ProtectionDomainPlan> pds = protectionDomains.stream().map(pd -> new ProtectionDomainPlan(pd.name(),
+                pd.property(), pd.memoryPools(), pd.sharedReceiveQueues(),
+                pd.queuePairs().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList(),
+                pd.queuePairTemplates().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList())).toList();
+        return new DevicePlan(name, property, port, gidIndex != null ? gidIndex : chosenByPort.get(port),
+                completionQueues, counters, pds, flows);
+    }
+
+    /** Bytes the device's memory pools pin: each is one page-aligned registration, so whole pages count. */
+    long pinnedBytes() {
+        return protectionDomains.stream().flatMap(pd -> pd.memoryPools().stream())
+                .mapToLong(pool -> Math.ceilDiv((long) pool.bufferSize() * pool.count(), ProtectionDomain.PAGE_SIZE)
+                        * ProtectionDomain.PAGE_SIZE).sum();
+    }
 
     List<QueuePairPlan> queuePairs() {
         return protectionDomains.stream().flatMap(pd -> pd.queuePairs().stream()).toList();
@@ -53,10 +74,19 @@ record DevicePlan(String name, String property, int port, int gidIndex, List<Com
                                   int limit) {
     }
 
-    /** A QP with its references resolved to the names of beans on the same device. */
+    /**
+     * A QP with its references resolved to the names of beans on the same device.
+     *
+     * @param gidIndex null when neither the QP nor its device configures one (see {@link DevicePlan#gidIndex})
+     */
     record QueuePairPlan(String name, String property, String protectionDomain, QueuePairType type, String sendCq,
                          String recvCq, String srq, String memoryPool, QueuePairCapabilities capabilities, int port,
-                         int gidIndex, boolean signalAll, Map<String, Set<CompletionCounterOp>> counters) {
+                         Integer gidIndex, boolean signalAll, Map<String, Set<CompletionCounterOp>> counters) {
+
+        QueuePairPlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
+            return gidIndex != null ? this : new QueuePairPlan(name, property, protectionDomain, type, sendCq, recvCq,
+                    srq, memoryPool, capabilities, port, chosenByPort.get(port), signalAll, counters);
+        }
     }
 
     /** A flow; {@code countersName} is set when it feeds flow counters of its own. */

@@ -100,7 +100,7 @@ public final class FabricPlan {
         return ports;
     }
 
-    /** The port and GID index each queue pair and queue pair template connects with, by name. */
+    /** The port each queue pair and queue pair template connects with, and its memory pool, by name. */
     public Map<String, QueuePairAddress> queuePairAddresses() {
         Map<String, QueuePairAddress> addresses = new LinkedHashMap<>();
         devices.forEach(device -> {
@@ -111,7 +111,7 @@ public final class FabricPlan {
     }
 
     private static QueuePairAddress address(QueuePairPlan qp) {
-        return new QueuePairAddress(qp.port(), qp.gidIndex(), qp.memoryPool());
+        return new QueuePairAddress(qp.port(), qp.memoryPool());
     }
 
     /** The queue pair templates by name, for creating a QP per accepted peer. */
@@ -121,8 +121,12 @@ public final class FabricPlan {
         return templates;
     }
 
-    /** Where a QP connects from (port, GID index) and the pool its buffers come from ({@code null} when none). */
-    public record QueuePairAddress(int port, int gidIndex, String memoryPool) {
+    /**
+     * The port a QP connects from and the pool its buffers come from ({@code null} when none).
+     * No GID index: rdma_cm picks the GID from the connection's address, and an unset index is
+     * only chosen once the device is open ({@code Preflight}).
+     */
+    public record QueuePairAddress(int port, String memoryPool) {
     }
 
     /** What each flow's counter points collect, by flow name, in index order. */
@@ -134,7 +138,7 @@ public final class FabricPlan {
 
     /** Every resource, in creation order; Spring destroys them in the reverse. */
     public List<DeclaredResource> resources() {
-        return ResourceDeclarations.of(devices);
+        return ResourceDeclarations.of(devices, connections);
     }
 
     private void claim(String name, String property) {
@@ -150,7 +154,9 @@ public final class FabricPlan {
         String property = RdmaProperties.PREFIX + ".devices." + name;
         claim(name, property);
         positive(device.getPort(), property + ".port");
-        notNegative(device.getGidIndex(), property + ".gid-index");
+        if (device.getGidIndex() != null) {
+            notNegative(device.getGidIndex(), property + ".gid-index");
+        }
         RdmaProperties.QueuePairDefaults defaults = device.getQueuePairDefaults();
         String defaultsProperty = property + ".queue-pair-defaults";
         positive(defaults.getMaxSendWr(), defaultsProperty + ".max-send-wr");
@@ -290,9 +296,11 @@ public final class FabricPlan {
         positive(maxRecvSge, property + ".max-recv-sge");
         notNegative(maxInline, property + ".max-inline-data");
         int port = orDefault(qp.getPort(), device.getPort());
-        int gidIndex = orDefault(qp.getGidIndex(), device.getGidIndex());
+        Integer gidIndex = qp.getGidIndex() != null ? qp.getGidIndex() : device.getGidIndex();
         positive(port, property + ".port");
-        notNegative(gidIndex, property + ".gid-index");
+        if (gidIndex != null) {
+            notNegative(gidIndex, property + ".gid-index");
+        }
         Map<String, Set<CompletionCounterOp>> attached = attachedCounters(property, qp, counters);
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,

@@ -56,7 +56,7 @@ public final class RdmaFabric {
         return ResourceDeclarations.createQueuePair(plan, lookup);
     }
 
-    /** The port, GID index and memory pool the configuration gives queue pair (or template) {@code name}. */
+    /** The port and memory pool the configuration gives queue pair (or template) {@code name}. */
     public FabricPlan.QueuePairAddress queuePairAddress(String name) {
         FabricPlan.QueuePairAddress address = queuePairAddresses.get(name);
         if (address == null) {

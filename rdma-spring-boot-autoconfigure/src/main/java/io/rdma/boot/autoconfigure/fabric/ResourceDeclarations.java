@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.CompletionQueuePlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.CounterPlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.FlowPlan;
@@ -7,6 +8,10 @@ import io.rdma.boot.autoconfigure.fabric.DevicePlan.MemoryPoolPlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.ProtectionDomainPlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.QueuePairPlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.SharedReceiveQueuePlan;
+import io.rdma.boot.autoconfigure.preflight.GidUse;
+import io.rdma.boot.autoconfigure.preflight.HostPreflight;
+import io.rdma.boot.autoconfigure.preflight.HostRequirements;
+import io.rdma.boot.autoconfigure.preflight.PortPreflight;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionCounterOptions;
@@ -36,6 +41,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Turns device plans into {@link DeclaredResource}s: what each bean depends on and how it is
@@ -49,12 +56,16 @@ import java.util.List;
 final class ResourceDeclarations {
 
     private final List<DeclaredResource> resources = new ArrayList<>();
+    private final List<DevicePlan> devices;
+    private final ConnectionPlan connections;
 
-    private ResourceDeclarations() {
+    private ResourceDeclarations(List<DevicePlan> devices, ConnectionPlan connections) {
+        this.devices = devices;
+        this.connections = connections;
     }
 
-    static List<DeclaredResource> of(List<DevicePlan> devices) {
-        ResourceDeclarations declarations = new ResourceDeclarations();
+    static List<DeclaredResource> of(List<DevicePlan> devices, ConnectionPlan connections) {
+        ResourceDeclarations declarations = new ResourceDeclarations(devices, connections);
         devices.forEach(declarations::device);
         // Creation order is the reverse of the destroy order; the sort is stable, so within a
         // kind resources are created (and, reversed, destroyed) in the order they are declared.
@@ -66,7 +77,7 @@ final class ResourceDeclarations {
     private void device(DevicePlan device) {
         String name = device.name();
         declare(device.name(), ResourceKind.DEVICE_CONTEXT, DeviceContext.class, name, device.property(),
-                List.of(FabricPlan.VERBS_BEAN), lookup -> open(device, lookup));
+                List.of(FabricPlan.VERBS_BEAN), lookup -> open(device, hostRequirements(device), lookup));
         for (CompletionQueuePlan cq : device.completionQueues()) {
             completionQueue(name, cq);
         }
@@ -85,10 +96,16 @@ final class ResourceDeclarations {
         device.flows().forEach(flow -> flow(name, flow));
     }
 
-    private static DeviceContext open(DevicePlan device, ResourceLookup lookup) {
+    /**
+     * Opens the device after the host checks, then checks its ports and settles the GID indexes
+     * left unset before {@link DeviceLimits} compares the plan with the device.
+     */
+    private static DeviceContext open(DevicePlan device, HostRequirements requirements, ResourceLookup lookup) {
         DeviceContext context;
         try {
-            context = lookup.verbs().device(device.name()).open();
+            Device found = lookup.verbs().device(device.name());
+            HostPreflight.check(found, requirements);
+            context = found.open();
         } catch (VerbsException e) {
             if (e.errno() != Errno.ENODEV) {
                 throw e;
@@ -96,7 +113,8 @@ final class ResourceDeclarations {
             throw unknownDevice(device, lookup.verbs(), e);
         }
         try {
-            DeviceLimits.verify(device, context);
+            Map<Integer, Integer> chosenGidIndexes = PortPreflight.check(context, device.property(), gidUses(device));
+            DeviceLimits.verify(device.withGidIndexes(chosenGidIndexes), context);
         } catch (RuntimeException e) {
             context.close();
             throw e;
@@ -121,6 +139,30 @@ final class ResourceDeclarations {
         return new InvalidRdmaConfigurationException(device.property(), problem + "devices present: " + present,
                 "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
                         + " fabric where the device is missing.", e);
+    }
+
+    /** The locked memory every device's pools pin (one process-wide limit) and the rdma_cm use of this device. */
+    private HostRequirements hostRequirements(DevicePlan device) {
+        List<DevicePlan> pinning = devices.stream().filter(plan -> plan.pinnedBytes() > 0).toList();
+        String pinningProperty = (pinning.size() == 1 ? pinning.getFirst().property() : RdmaProperties.PREFIX
+                + ".devices.*") + ".protection-domains.*.memory-pools";
+        String connectionProperty = Stream.concat(
+                        connections.listeners().stream().filter(listener -> listener.device().equals(device.name()))
+                                .map(ConnectionPlan.ListenerPlan::property),
+                        connections.outbound().stream().filter(outbound -> outbound.device().equals(device.name()))
+                                .map(ConnectionPlan.OutboundPlan::property))
+                .findFirst().orElse(null);
+        return new HostRequirements(device.property(), devices.stream().mapToLong(DevicePlan::pinnedBytes).sum(),
+                pinningProperty, connectionProperty);
+    }
+
+    /** The device's port and GID index first, so a choice for that port names the device's property. */
+    private static List<GidUse> gidUses(DevicePlan device) {
+        List<GidUse> uses = new ArrayList<>(List.of(new GidUse(device.port(), device.gidIndex(),
+                device.property() + ".gid-index")));
+        Stream.concat(device.queuePairs().stream(), device.queuePairTemplates().stream()).forEach(qp ->
+                uses.add(new GidUse(qp.port(), qp.gidIndex(), qp.property() + ".gid-index")));
+        return uses;
     }
 
     private void completionQueue(String device, CompletionQueuePlan cq) {

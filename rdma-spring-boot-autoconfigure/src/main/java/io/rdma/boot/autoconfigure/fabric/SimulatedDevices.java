@@ -3,10 +3,13 @@ package io.rdma.boot.autoconfigure.fabric;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.GidType;
+import io.rdma.verbs.api.LockedMemoryAllowance;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -72,6 +75,18 @@ final class SimulatedDevices {
         if (device.getFlowCounters() != null) {
             spec.flowCounters(device.getFlowCounters());
         }
+        if (device.getRoceGidType() == GidType.IB) {
+            throw new InvalidRdmaConfigurationException(property + ".roce-gid-type", "RoCE GIDs are roce-v1 or"
+                    + " roce-v2, not ib", "Set roce-gid-type to roce-v2 (as rxe) or roce-v1.");
+        }
+        if (device.getLockedMemoryLimit() != null) {
+            FabricPlan.positive(device.getLockedMemoryLimit().toBytes(), property + ".locked-memory-limit");
+        }
+        spec.roceGidType(device.getRoceGidType()).subnetManager(device.isSubnetManager())
+                .lockedMemory(new LockedMemoryAllowance(device.getLockedMemoryLimit() == null ? OptionalLong.empty()
+                        : OptionalLong.of(device.getLockedMemoryLimit().toBytes()), device.isIpcLockCapability()))
+                .verbsNodeAccess(device.getVerbsNodeAccess())
+                .connectionManagerNodeAccess(device.getConnectionManagerNodeAccess());
         return spec.build();
     }
 

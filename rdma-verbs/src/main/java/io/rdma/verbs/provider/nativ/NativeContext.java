@@ -5,6 +5,7 @@ import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.Guid;
+import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortAttributes;
@@ -33,6 +34,7 @@ import io.rdma.verbs.spi.QpHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -175,6 +177,12 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
             QUERY_GID.status("port " + port + ", GID index " + index, context, (byte) port, index, gid);
             return Gid.of(gid.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
         }
+    }
+
+    @Override
+    public List<GidEntry> gidTable(int port) {
+        PortAttributes attributes = queryPort(port);
+        return SysfsGidTable.read(sysfsPath, deviceName, port, attributes.gidTableLength(), attributes.linkLayer());
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.rdma.verbs.provider.nativ;
 
+import io.rdma.verbs.api.HostAccess;
+import io.rdma.verbs.provider.nativ.generated.ibv_device;
 import io.rdma.verbs.provider.nativ.generated.rdma_h;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.DeviceHandle;
@@ -33,6 +35,12 @@ final class NativeDevice implements DeviceHandle {
     @Override
     public long guid() {
         return guid;
+    }
+
+    /** Read anew on each call: permissions and limits may change while the process runs. */
+    @Override
+    public HostAccess hostAccess() {
+        return NativeHostAccess.read(ibv_device.dev_name(device).getString(0));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.Guid;
+import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.AsyncEventSink;
@@ -20,6 +21,7 @@ import io.rdma.verbs.spi.PdHandle;
 import io.rdma.verbs.spi.QpHandle;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -69,6 +71,11 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
                     + " entries of port " + port);
         }
         return gids.get(index);
+    }
+
+    @Override
+    public List<GidEntry> gidTable(int port) {
+        return device.port(port).gidTable();
     }
 
     @Override

@@ -1,8 +1,11 @@
 package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.DeviceNode;
+import io.rdma.verbs.api.DeviceNodeAccess;
 import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.HostAccess;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.ContextHandle;
@@ -51,9 +54,26 @@ final class SimulatedDevice implements DeviceHandle {
         return guid;
     }
 
+    /** As the spec describes the device's host; the node paths are those the device would have there. */
+    @Override
+    public HostAccess hostAccess() {
+        return new HostAccess(new DeviceNode(verbsNodePath(), spec.verbsNodeAccess()),
+                new DeviceNode("/dev/infiniband/rdma_cm", spec.connectionManagerNodeAccess()), spec.lockedMemory());
+    }
+
+    private String verbsNodePath() {
+        return "/dev/infiniband/uverbs" + index;
+    }
+
     @Override
     public ContextHandle open() {
         checkInjected("ibv_open_device");
+        if (!spec.verbsNodeAccess().usable()) {
+            // What libibverbs gets from open(2) on the node: ENOENT when absent, EACCES otherwise.
+            throw new VerbsException("ibv_open_device", spec.verbsNodeAccess() == DeviceNodeAccess.MISSING
+                    ? Errno.ENOENT : Errno.EACCES, "simulated device " + name() + ": "
+                    + verbsNodePath() + " is " + spec.verbsNodeAccess(), null);
+        }
         SimulatedContext context = new SimulatedContext(this);
         contexts.add(context);
         fabric.census().created(ResourceKind.DEVICE_CONTEXT);

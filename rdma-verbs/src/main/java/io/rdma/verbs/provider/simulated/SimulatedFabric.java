@@ -55,8 +55,11 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
             devices.add(device);
             for (SimulatedPort port : device.ports()) {
                 if (spec.linkLayer() == LinkLayer.INFINIBAND) {
-                    port.assignLid(nextLid++);
-                    portsByLid.put(port.lid(), port);
+                    // Without a subnet manager the port keeps LID 0, and nothing can address it.
+                    if (spec.subnetManager()) {
+                        port.assignLid(nextLid++);
+                        portsByLid.put(port.lid(), port);
+                    }
                 } else {
                     ethernetPorts.add(port);
                 }

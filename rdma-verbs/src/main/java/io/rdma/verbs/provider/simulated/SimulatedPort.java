@@ -3,6 +3,8 @@ package io.rdma.verbs.provider.simulated;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.Guid;
+import io.rdma.verbs.api.GidEntry;
+import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortState;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 
 /**
  * A port: state, addresses (LID, GID table), the packet counters sysfs would show, and the
@@ -56,6 +59,17 @@ final class SimulatedPort {
 
     List<Gid> gids() {
         return gids;
+    }
+
+    /**
+     * The GID table as sysfs would show it: on Ethernet every entry has the spec's RoCE type and
+     * belongs to the port's network device ({@code <device>-port<n>}); on InfiniBand they are IB.
+     */
+    List<GidEntry> gidTable() {
+        GidType type = isEthernet() ? device.spec().roceGidType() : GidType.IB;
+        String netdev = isEthernet() ? device.name() + "-port" + number : null;
+        return IntStream.range(0, gids.size()).mapToObj(index -> new GidEntry(index, gids.get(index), type, netdev))
+                .toList();
     }
 
     void assignLid(int value) {
