@@ -4,6 +4,8 @@ import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.DeviceDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.FabricDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.PortDescriptor;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.PortAttributes;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,21 +19,22 @@ class RdmaEndpointTests {
         FabricRunner.runner("full").withConfiguration(AutoConfigurations.of(RdmaEndpointAutoConfiguration.class))
                 .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=rdma").run(context -> {
                     FabricDescriptor fabric = context.getBean(RdmaEndpoint.class).fabric();
-                    assertThat(fabric.provider()).isEqualTo("simulated");
+                    assertThat(fabric.provider()).isEqualToIgnoringCase(FabricRunner.PROVIDER.name());
                     assertThat(fabric.selectionReason()).isNotBlank();
                     DeviceDescriptor device = fabric.devices().getFirst();
-                    assertThat(device.name()).isEqualTo("sim0");
+                    assertThat(device.name()).isEqualTo(FabricRunner.DEVICE);
+                    PortAttributes queried = context.getBean(FabricRunner.DEVICE, DeviceContext.class).queryPort(1);
                     PortDescriptor port = device.ports().getFirst();
                     assertThat(port.state()).isEqualTo("ACTIVE");
-                    assertThat(port.linkLayer()).isEqualTo("ETHERNET");
-                    assertThat(port.mtu()).isEqualTo(4096);
+                    assertThat(port.linkLayer()).isEqualTo(queried.linkLayer().name());
+                    assertThat(port.mtu()).isEqualTo(queried.activeMtu().bytes());
                     assertThat(port.gids()).isNotEmpty();
                     assertThat(port.configured()).isTrue();
                     assertThat(device.resources()).extracting(RdmaEndpoint.ResourceDescriptor::name)
-                            .contains("sim0", "pd0", "rpc", "cq0", "ingress");
+                            .contains(FabricRunner.DEVICE, "pd0", "rpc", "cq0", "sends");
                     assertThat(device.resources()).filteredOn(resource -> resource.name().equals("rpc")).singleElement()
                             .satisfies(rpc -> assertThat(rpc.property())
-                                    .isEqualTo("rdma.devices.sim0.protection-domains.pd0.queue-pairs.rpc"));
+                                    .isEqualTo(FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.rpc"));
                 });
     }
 
