@@ -40,6 +40,8 @@ public final class FabricRunner {
     /** The name the fabrics in {@code src/test/resources/fabrics} give the device under test. */
     public static final String FABRIC_DEVICE = "sim0";
 
+    private static final String LOOPBACK = "127.0.0.1";
+
     public static final ProviderKind PROVIDER = ProviderKind.valueOf(
             System.getProperty("rdma.provider", "simulated").toUpperCase(Locale.ROOT));
 
@@ -51,6 +53,14 @@ public final class FabricRunner {
 
     /** GID index for queue pairs a test connects by hand (connection managers pick their own). */
     public static final int GID_INDEX = Integer.getInteger("rdma.gid-index", 0);
+
+    /**
+     * Where the fabrics' outbound connections go ({@code ${rdma-test.peer-address}} in their YAML):
+     * 127.0.0.1 on the simulated fabric; on a native device the IPv4 address of its port 1 GID at
+     * {@link #GID_INDEX}, because rdma_cm does not route the loopback address to a RoCE device
+     * ({@code rdma_resolve_route} fails with ENODEV on Soft-RoCE).
+     */
+    public static final String PEER_ADDRESS = PROVIDER == ProviderKind.SIMULATED ? LOOPBACK : deviceAddress();
 
     private static final String PROVIDER_PROPERTY = "rdma.provider=" + PROVIDER.name().toLowerCase(Locale.ROOT);
 
@@ -66,6 +76,13 @@ public final class FabricRunner {
         return device == null ? FABRIC_DEVICE : device;
     }
 
+    private static String deviceAddress() {
+        try (Verbs verbs = Verbs.open(PROVIDER); DeviceContext device = verbs.device(DEVICE).open()) {
+            long ip = device.queryGid(1, GID_INDEX).ipv4();
+            return (ip >>> 24 & 0xff) + "." + (ip >>> 16 & 0xff) + "." + (ip >>> 8 & 0xff) + "." + (ip & 0xff);
+        }
+    }
+
     /** A runner on the selected provider, with nothing declared. */
     public static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
@@ -75,10 +92,11 @@ public final class FabricRunner {
 
     /**
      * A runner on the selected provider whose environment holds {@code fabrics/<name>.yml}, its
-     * device renamed to {@link #DEVICE}, below the runner's own property values.
+     * device renamed to {@link #DEVICE} and its peers at {@link #PEER_ADDRESS}, below the runner's
+     * own property values.
      */
     public static ApplicationContextRunner runner(String fabric) {
-        return withFabric(runner(), fabric, DEVICE);
+        return withFabric(runner(), fabric, DEVICE, PEER_ADDRESS);
     }
 
     /**
@@ -94,11 +112,12 @@ public final class FabricRunner {
 
     /** {@link #simulatedRunner()} with {@code fabrics/<name>.yml}, its device keeping the name {@value #FABRIC_DEVICE}. */
     public static ApplicationContextRunner simulatedRunner(String fabric) {
-        return withFabric(simulatedRunner(), fabric, FABRIC_DEVICE);
+        return withFabric(simulatedRunner(), fabric, FABRIC_DEVICE, LOOPBACK);
     }
 
-    private static ApplicationContextRunner withFabric(ApplicationContextRunner runner, String fabric, String device) {
-        return runner.withInitializer(context -> {
+    private static ApplicationContextRunner withFabric(ApplicationContextRunner runner, String fabric, String device,
+                                                       String peerAddress) {
+        return runner.withPropertyValues("rdma-test.peer-address=" + peerAddress).withInitializer(context -> {
             try {
                 List<PropertySource<?>> sources = new YamlPropertySourceLoader()
                         .load(fabric, new ClassPathResource("fabrics/" + fabric + ".yml"));

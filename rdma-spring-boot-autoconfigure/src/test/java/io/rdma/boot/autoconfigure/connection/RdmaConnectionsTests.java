@@ -220,7 +220,7 @@ class RdmaConnectionsTests {
                     });
                     FailureAnalysis analysis = new RdmaConnectionFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription()).contains("'echo-client'")
-                            .contains("rdma.connections.outbound.echo-client.host").contains("127.0.0.1:7999")
+                            .contains("rdma.connections.outbound.echo-client.host").contains(FabricRunner.PEER_ADDRESS + ":7999")
                             .contains("Attempts: 3").contains("rdma_connect").contains("ECONNREFUSED");
                     assertThat(analysis.getAction()).contains("Start the listener")
                             .contains("rdma.connections.outbound.echo-client.host");
@@ -236,7 +236,11 @@ class RdmaConnectionsTests {
     void listeningOnAPortAlreadyListenedOnNamesThePort() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
-                .withPropertyValues("rdma.connections.listeners.again.port=7471",
+                // both on the peer address: a second wildcard bind of the port fails on rdma_cm with
+                // EADDRNOTAVAIL, not EADDRINUSE (rdma-verbs/softroce/README.md)
+                .withPropertyValues("rdma.connections.listeners.echo.address=" + FabricRunner.PEER_ADDRESS,
+                        "rdma.connections.listeners.again.address=" + FabricRunner.PEER_ADDRESS,
+                        "rdma.connections.listeners.again.port=7471",
                         "rdma.connections.listeners.again.queue-pair-template=echo-peer",
                         "rdma.connections.listeners.again.max-connections=1").run(context -> {
                     RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
