@@ -8,7 +8,13 @@
 #
 #   CLASSPATH_FILE   written on the host by
 #                      mvn dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt
-#                    (default scope test: all dependencies, no target/ dirs)
+#                    (default scope test: all dependencies).  For a module that
+#                    depends on sibling modules, run it in the reactor without
+#                    installing anything: mvn -pl MODULE -am test-compile
+#                    dependency:build-classpath ...; each sibling then appears
+#                    as its build output (target/classes, or the jar an earlier
+#                    `package` left).  Every entry must exist (checked here, so
+#                    a missing one fails before the VM boots)
 #   TEST_CLASSES_DIR e.g. target/test-classes; its sibling "classes" dir is put
 #                    on the class path too when it exists
 #   LAUNCHER_ARGS    extra ConsoleLauncher `execute` arguments, e.g.
@@ -95,6 +101,10 @@ launcher_args=("$@")
 abs() { (cd "$(dirname "$1")" && printf '%s/%s\n' "$(pwd -P)" "$(basename "$1")"); }
 test_classes=$(abs "$test_classes")
 deps=$(tr -d '\r\n' < "$cp_file")
+IFS=: read -r -a dep_entries <<<"$deps"
+for e in "${dep_entries[@]+"${dep_entries[@]}"}"; do
+  [ -e "$e" ] || die "class path entry $e (from $cp_file) does not exist: build it first (a sibling module: mvn -pl MODULE -am test-compile)"
+done
 
 # ------------------------------------------------ console launcher jar (host ~/.m2)
 if [ -z "$junit_version" ]; then

@@ -7,6 +7,7 @@ import io.rdma.boot.autoconfigure.fabric.RdmaResourceCreationException;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Flow;
@@ -38,13 +39,14 @@ class RdmaAutoConfigurationTests {
             assertThat(context).hasSingleBean(Verbs.class).hasSingleBean(RdmaFabric.class)
                     .hasSingleBean(DeviceContext.class).hasSingleBean(ProtectionDomain.class)
                     .hasSingleBean(MemoryPool.class).hasSingleBean(SharedReceiveQueue.class)
-                    .hasSingleBean(CompletionChannel.class).hasSingleBean(Flow.class)
-                    .hasSingleBean(FlowCounters.class);
+                    .hasSingleBean(CompletionChannel.class);
+            assertThat(context.getBean(Verbs.class).providerName()).isEqualToIgnoringCase(FabricRunner.PROVIDER.name());
+            assertThat(context.getBean(FabricRunner.DEVICE, DeviceContext.class).deviceName())
+                    .isEqualTo(FabricRunner.DEVICE);
             assertThat(context.getBeansOfType(CompletionQueue.class)).containsOnlyKeys("cq0", "cq1");
             assertThat(context.getBeansOfType(CompletionCounter.class)).containsOnlyKeys("sends", "recvs");
-            assertThat(context.getBeansOfType(QueuePair.class)).containsOnlyKeys("rpc", "shared", "raw0");
+            assertThat(context.getBeansOfType(QueuePair.class)).containsOnlyKeys("rpc", "shared");
             assertThat(context.getBean("cq1.channel")).isInstanceOf(CompletionChannel.class);
-            assertThat(context.getBean("ingress.counters")).isInstanceOf(FlowCounters.class);
             QueuePair rpc = context.getBean("rpc", QueuePair.class);
             assertThat(rpc.type()).isEqualTo(QueuePairType.RC);
             assertThat(rpc.sendCompletionQueue()).isSameAs(context.getBean("cq0"));
@@ -56,8 +58,25 @@ class RdmaAutoConfigurationTests {
             assertThat(context.getBean("buffers", MemoryPool.class).bufferSize()).isEqualTo(4096);
             assertThat(context.getBean("cq1", CompletionQueue.class).options().channel())
                     .isSameAs(context.getBean("cq1.channel"));
-            assertThat(context.getBean(RdmaFabric.class).resources()).hasSize(14);
+            assertThat(context.getBean(RdmaFabric.class).resources()).hasSize(11);
         });
+    }
+
+    @Test
+    void aFlowAndItsCountersAreBeansDestroyedBeforeTheirQueuePair() {
+        FabricRunner.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("flows").withBean(ResourceLifecycleRecorder.class, () -> recorder).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(Flow.class).hasSingleBean(FlowCounters.class);
+            assertThat(context.getBean("ingress.counters")).isInstanceOf(FlowCounters.class);
+            assertThat(context.getBean("raw0", QueuePair.class).type()).isEqualTo(QueuePairType.RAW_PACKET);
+        });
+        assertThat(recorder.destroyedNames()).containsExactly("ingress", "raw0", "cq0", "ingress.counters", "pd0",
+                FabricRunner.DEVICE);
+        assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
+                .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
@@ -76,8 +95,8 @@ class RdmaAutoConfigurationTests {
         FabricRunner.runner("full").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .run(context -> assertThat(context).hasNotFailed());
 
-        List<String> required = List.of("ingress", "raw0", "shared", "rpc", "srq0", "cq1", "cq0", "cq1.channel",
-                "recvs", "sends", "ingress.counters", "buffers", "pd0", "sim0");
+        List<String> required = List.of("shared", "rpc", "srq0", "cq1", "cq0", "cq1.channel", "recvs", "sends",
+                "buffers", "pd0", FabricRunner.DEVICE);
         assertThat(recorder.destroyedNames()).containsExactlyElementsOf(required);
         assertThat(recorder.destroyedNames()).containsExactlyElementsOf(recorder.created().reversed());
         assertThat(recorder.destroyed()).extracting(Destruction::kind)
@@ -87,10 +106,12 @@ class RdmaAutoConfigurationTests {
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
+    /** Simulated only: the fifth QP fails by fault injection. */
     @Test
+    @SimulatedOnly
     void aStartupFailingAtTheFifthQueuePairDestroysWhatItCreatedInReverse() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(4);
-        FabricRunner.runner("eight-queue-pairs").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        FabricRunner.simulatedRunner("eight-queue-pairs").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ibv_create_qp")
@@ -98,7 +119,7 @@ class RdmaAutoConfigurationTests {
                     RdmaResourceCreationException failure = FabricRunner.cause(context.getStartupFailure(),
                             RdmaResourceCreationException.class);
                     assertThat(failure.resourceName()).isEqualTo("qp5");
-                    assertThat(failure.property()).isEqualTo("rdma.devices.sim0.protection-domains.pd0.queue-pairs.qp5");
+                    assertThat(failure.property()).isEqualTo("rdma.devices." + FabricRunner.FABRIC_DEVICE + ".protection-domains.pd0.queue-pairs.qp5");
                     assertThat(failure.verbsFailure().errno()).isEqualTo(Errno.ENOMEM);
                     assertThat(failure).hasMessageContaining("qp5").hasMessageContaining(failure.property());
                 });
@@ -132,9 +153,11 @@ class RdmaAutoConfigurationTests {
         });
     }
 
+    /** Simulated only: it is about a machine without RDMA hardware. */
     @Test
+    @SimulatedOnly
     void autoRunsTheConfiguredDeviceNamesOnTheSimulatedFabricWithoutHardware() {
-        FabricRunner.runner().withPropertyValues("rdma.provider=auto",
+        FabricRunner.simulatedRunner().withPropertyValues("rdma.provider=auto",
                 "rdma.devices.mlx5-0.completion-queues.cq.entries=64",
                 "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-send-wr=16",
                 "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-recv-wr=16").run(context -> {
@@ -146,9 +169,11 @@ class RdmaAutoConfigurationTests {
         });
     }
 
+    /** Simulated only: it describes the device (rdma.simulated.devices). */
     @Test
+    @SimulatedOnly
     void simulatedDevicesTakeTheirDescribedPortsAndLimits() {
-        FabricRunner.runner().withPropertyValues("rdma.simulated.devices.sim0.ports=2",
+        FabricRunner.simulatedRunner().withPropertyValues("rdma.simulated.devices.sim0.ports=2",
                 "rdma.simulated.devices.sim0.max-cqe=128", "rdma.devices.sim0.port=2").run(context -> {
             assertThat(context).hasNotFailed();
             DeviceContext device = context.getBean("sim0", DeviceContext.class);

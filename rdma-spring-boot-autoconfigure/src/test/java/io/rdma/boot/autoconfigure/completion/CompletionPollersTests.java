@@ -22,7 +22,8 @@ import static org.awaitility.Awaitility.await;
 
 class CompletionPollersTests {
 
-    private static final String PD = "rdma.devices.sim0.protection-domains.pd0";
+    private static final String CQ = FabricRunner.DEVICE_PROPERTY + ".completion-queues.cq";
+    private static final String PD = FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0";
 
     /** Two RC QPs connected to each other; their completions go through the pollers in every mode. */
     @ParameterizedTest
@@ -32,8 +33,7 @@ class CompletionPollersTests {
         List<CompletionStatus> sends = new CopyOnWriteArrayList<>();
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(
-                "rdma.devices.sim0.completion-queues.cq.mode=" + mode,
-                "rdma.devices.sim0.completion-queues.cq.entries=64",
+                CQ + ".mode=" + mode, CQ + ".entries=64",
                 PD + ".memory-pools.buffers.count=8", PD + ".memory-pools.buffers.buffer-size=1KiB",
                 PD + ".queue-pairs.a.max-send-wr=8", PD + ".queue-pairs.a.max-recv-wr=8",
                 PD + ".queue-pairs.b.max-send-wr=8", PD + ".queue-pairs.b.max-recv-wr=8").run(context -> {
@@ -44,8 +44,9 @@ class CompletionPollersTests {
             CompletionRouter router = context.getBean(CompletionRouter.class);
             router.routeSends(a, completion -> sends.add(completion.status()));
             router.routeReceives(b, completion -> receives.add(describe(completion)));
-            a.connect(b.localEndpoint(1, 0, 0), ConnectOptions.defaults());
-            b.connect(a.localEndpoint(1, 0, 0), ConnectOptions.defaults());
+            ConnectOptions options = ConnectOptions.defaults().withGidIndex(FabricRunner.GID_INDEX);
+            a.connect(b.localEndpoint(1, FabricRunner.GID_INDEX, 0), options);
+            b.connect(a.localEndpoint(1, FabricRunner.GID_INDEX, 0), options);
 
             PooledBuffer target = pool.lease();
             b.postReceive(new ReceiveWorkRequest().wrId(1).sge(target));

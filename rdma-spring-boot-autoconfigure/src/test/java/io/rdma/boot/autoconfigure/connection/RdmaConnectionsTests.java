@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure.connection;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
@@ -34,7 +35,7 @@ import org.springframework.context.annotation.Import;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Declared listeners and outbound connections on the simulated fabric's connection manager. */
+/** Declared listeners and outbound connections, through the connection manager of the device under test. */
 class RdmaConnectionsTests {
 
     @Test
@@ -112,10 +113,12 @@ class RdmaConnectionsTests {
                 });
     }
 
+    /** Simulated only: the client QP fails by fault injection. */
     @Test
+    @SimulatedOnly
     void aFailedClientQueuePairIsResetAndConnectedAgain() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     QueuePair client = context.getBean("client", QueuePair.class);
@@ -124,7 +127,7 @@ class RdmaConnectionsTests {
                             connections);
                     assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
 
-                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
+                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
 
                     await().atMost(Duration.ofSeconds(10)).until(() ->
                             connections.outbound().getFirst().state() == ConnectionState.UP
@@ -142,10 +145,12 @@ class RdmaConnectionsTests {
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
+    /** Simulated only: the client QP fails by fault injection. */
     @Test
+    @SimulatedOnly
     void aSingleQueuePairListenerLetsAFailedPeerGoAndAcceptsItsReconnectionAtOnce() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("single-peer").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        FabricRunner.simulatedRunner("single-peer").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(SinglePeerConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -155,7 +160,7 @@ class RdmaConnectionsTests {
                     QueuePair client = context.getBean("client", QueuePair.class);
                     assertThat(roundTrip(template, replies, "first")).isEqualTo("FIRST");
 
-                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair("sim0", client.qpNumber());
+                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
 
                     // the server hears of the disconnect and frees its queue pair, so the first attempt
                     // gets through rather than waiting out its 2s timeout behind the old peer
@@ -174,11 +179,13 @@ class RdmaConnectionsTests {
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
+    /** Simulated only: the template QP fails by fault injection. */
     @Test
+    @SimulatedOnly
     void aTemplateQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
         // the first ibv_create_qp after the declared client QP is the listener's first template QP
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(1);
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -213,11 +220,15 @@ class RdmaConnectionsTests {
                     });
                     FailureAnalysis analysis = new RdmaConnectionFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription()).contains("'echo-client'")
-                            .contains("rdma.connections.outbound.echo-client.host").contains("127.0.0.1:7999")
+                            .contains("rdma.connections.outbound.echo-client.host").contains(FabricRunner.PEER_ADDRESS + ":7999")
                             .contains("Attempts: 3").contains("rdma_connect").contains("ECONNREFUSED");
                     assertThat(analysis.getAction()).contains("Start the listener")
                             .contains("rdma.connections.outbound.echo-client.host");
                 });
+        // a start that failed half-way, after every bean was created: all destroyed, in reverse
+        assertThat(recorder.destroyedNames()).containsExactlyElementsOf(recorder.created().reversed());
+        assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
+                .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
@@ -225,7 +236,11 @@ class RdmaConnectionsTests {
     void listeningOnAPortAlreadyListenedOnNamesThePort() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
-                .withPropertyValues("rdma.connections.listeners.again.port=7471",
+                // both on the peer address: a second wildcard bind of the port fails on rdma_cm with
+                // EADDRNOTAVAIL, not EADDRINUSE (rdma-verbs/softroce/README.md)
+                .withPropertyValues("rdma.connections.listeners.echo.address=" + FabricRunner.PEER_ADDRESS,
+                        "rdma.connections.listeners.again.address=" + FabricRunner.PEER_ADDRESS,
+                        "rdma.connections.listeners.again.port=7471",
                         "rdma.connections.listeners.again.queue-pair-template=echo-peer",
                         "rdma.connections.listeners.again.max-connections=1").run(context -> {
                     RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
@@ -254,7 +269,7 @@ class RdmaConnectionsTests {
                 .run(context -> {
                     InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
                             InvalidRdmaConfigurationException.class);
-                    assertThat(failure.property()).isEqualTo("rdma.devices.sim0.completion-queues.cq0.entries");
+                    assertThat(failure.property()).isEqualTo(FabricRunner.DEVICE_PROPERTY + ".completion-queues.cq0.entries");
                     assertThat(failure.problem()).contains("8 x echo-peer").contains("288");
                 });
     }
@@ -262,7 +277,7 @@ class RdmaConnectionsTests {
     @Test
     void onlyConnectedQueuePairTypesConnect() {
         FabricRunner.runner("connected").withPropertyValues(
-                "rdma.devices.sim0.protection-domains.pd0.queue-pairs.client.type=ud").run(context -> {
+                FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.client.type=ud").run(context -> {
                     InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
                             InvalidRdmaConfigurationException.class);
                     assertThat(failure.property()).isEqualTo("rdma.connections.outbound.echo-client.queue-pair");

@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure.fabric;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.Verbs;
@@ -13,6 +14,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -24,7 +26,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class InvalidConfigurationTests {
 
-    private static final String DEVICE = "rdma.devices.sim0";
+    private static final String DEVICE = FabricRunner.DEVICE_PROPERTY;
+    /** The description of the device under test where a test runs on the simulated fabric. */
+    private static final String SIMULATED_DEVICE = "rdma.simulated.devices." + FabricRunner.DEVICE;
     private static final String PD = DEVICE + ".protection-domains.pd0";
     private static final String QP = PD + ".queue-pairs.qp";
 
@@ -48,6 +52,7 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @SimulatedOnly // needs a machine without rdma-core: CI's first host run hides it
     void nativeWithoutRdmaCoreNamesTheMissingLibrary() {
         assumeFalse(nativeProviderLoads(), "rdma-core is installed here");
         FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
@@ -56,11 +61,12 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @SimulatedOnly // needs rdma-core on a kernel without RDMA: the CI host once rdma-core is installed
     void nativeOnAKernelWithoutRdmaNamesTheCause() {
         assumeTrue(nativeProviderLoads(), "rdma-core is not installed here");
         assumeFalse(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel supports RDMA");
-        FailureAnalysis analysis = fails(DEVICE, "rdma.provider=native");
-        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'sim0'")
+        FailureAnalysis analysis = failsOnAbsentDevice();
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'absent9'")
                 .contains("it lists no device at all").contains("ENOSYS");
         assertThat(analysis.getAction()).contains("rdma_rxe");
     }
@@ -73,9 +79,15 @@ class InvalidConfigurationTests {
             present = verbs.devices().stream().map(Device::name).toList();
         }
         assumeFalse(present.isEmpty(), "this host has no RDMA device");
-        FailureAnalysis analysis = fails(DEVICE, "rdma.provider=native");
-        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'sim0'; devices present: "
+        FailureAnalysis analysis = failsOnAbsentDevice();
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'absent9'; devices present: "
                 + present);
+    }
+
+    /** A device no machine has, declared on the native provider. */
+    private static FailureAnalysis failsOnAbsentDevice() {
+        return fails(FabricRunner.runner(), "rdma.devices.absent9", "rdma.provider=native",
+                "rdma.devices.absent9.completion-queues.cq.entries=16");
     }
 
     /** Whether the native provider opens at all: rdma-core loads, with or without devices. */
@@ -148,29 +160,35 @@ class InvalidConfigurationTests {
         fails(DEVICE + ".port", DEVICE + ".port=0");
     }
 
+    /** Simulated only: it describes the device's limits (rdma.simulated.devices). */
     @Test
+    @SimulatedOnly
     void sizesAboveTheDeviceLimits() {
-        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.entries",
-                "rdma.simulated.devices.sim0.max-cqe=200");
+        FailureAnalysis analysis = failsOnSimulated(DEVICE + ".completion-queues.cq.entries",
+                SIMULATED_DEVICE + ".max-cqe=200");
         assertThat(analysis.getDescription()).contains("max_cqe").contains("200");
-        fails(QP + ".max-send-wr", "rdma.simulated.devices.sim0.max-qp-wr=32");
-        fails(PD + ".shared-receive-queues.srq.max-wr", "rdma.simulated.devices.sim0.max-srq-wr=8",
+        failsOnSimulated(QP + ".max-send-wr", SIMULATED_DEVICE + ".max-qp-wr=32");
+        failsOnSimulated(PD + ".shared-receive-queues.srq.max-wr", SIMULATED_DEVICE + ".max-srq-wr=8",
                 PD + ".shared-receive-queues.srq.max-wr=16");
-        fails(PD + ".memory-pools.buffers", "rdma.simulated.devices.sim0.max-mr-size=16KB");
-        fails(DEVICE + ".port", "rdma.simulated.devices.sim0.ports=1", DEVICE + ".port=2");
+        failsOnSimulated(PD + ".memory-pools.buffers", SIMULATED_DEVICE + ".max-mr-size=16KB");
+        failsOnSimulated(DEVICE + ".port", SIMULATED_DEVICE + ".ports=1", DEVICE + ".port=2");
     }
 
+    /** Simulated only: it needs an InfiniBand port, the simulated default. */
     @Test
+    @SimulatedOnly
     void flowOnAPortThatIsNotEthernet() {
-        FailureAnalysis analysis = fails(DEVICE + ".flows.in.port", PD + ".queue-pairs.raw.type=raw-packet",
+        FailureAnalysis analysis = failsOnSimulated(DEVICE + ".flows.in.port", PD + ".queue-pairs.raw.type=raw-packet",
                 PD + ".queue-pairs.raw.send-cq=cq", PD + ".queue-pairs.raw.max-send-wr=8",
                 PD + ".queue-pairs.raw.max-recv-wr=8", DEVICE + ".flows.in.queue-pair=raw");
         assertThat(analysis.getDescription()).contains("INFINIBAND");
     }
 
+    /** Simulated only: it describes the device's inline limit (rdma.simulated.devices). */
     @Test
+    @SimulatedOnly
     void inlineDataAboveTheDeviceLimit() {
-        FailureAnalysis analysis = fails(QP + ".max-inline-data", "rdma.simulated.devices.sim0.max-inline-data=64",
+        FailureAnalysis analysis = failsOnSimulated(QP + ".max-inline-data", SIMULATED_DEVICE + ".max-inline-data=64",
                 QP + ".max-inline-data=128");
         assertThat(analysis.getAction()).contains("at most 64");
     }
@@ -210,16 +228,20 @@ class InvalidConfigurationTests {
         assertThat(analysis.getDescription()).contains("UD");
     }
 
+    /** Simulated only: it describes what the device counts (rdma.simulated.devices). */
     @Test
+    @SimulatedOnly
     void counterOpTheDeviceCannotCount() {
-        FailureAnalysis analysis = fails(QP + ".comp-counters.sends",
-                "rdma.simulated.devices.sim0.completion-counter-ops=send,recv", QP + ".comp-counters.sends=rdma-write");
+        FailureAnalysis analysis = failsOnSimulated(QP + ".comp-counters.sends",
+                SIMULATED_DEVICE + ".completion-counter-ops=send,recv", QP + ".comp-counters.sends=rdma-write");
         assertThat(analysis.getDescription()).contains("cannot count rdma-write");
     }
 
+    /** Simulated only: it describes a device without completion counters (rdma.simulated.devices). */
     @Test
+    @SimulatedOnly
     void deviceWithoutCompletionCounters() {
-        fails(DEVICE + ".comp-counters.sends", "rdma.simulated.devices.sim0.max-completion-counters=0");
+        failsOnSimulated(DEVICE + ".comp-counters.sends", SIMULATED_DEVICE + ".max-completion-counters=0");
     }
 
     @Test
@@ -231,16 +253,24 @@ class InvalidConfigurationTests {
 
     /** Starts the valid fabric with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
     private static FailureAnalysis fails(String property, String... overrides) {
+        return fails(FabricRunner.runner().withPropertyValues(VALID), property, overrides);
+    }
+
+    /** {@link #fails(String, String...)} on the simulated fabric, for overrides that describe the device. */
+    private static FailureAnalysis failsOnSimulated(String property, String... overrides) {
+        return fails(FabricRunner.simulatedRunner().withPropertyValues(VALID), property, overrides);
+    }
+
+    private static FailureAnalysis fails(ApplicationContextRunner runner, String property, String... overrides) {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FailureAnalysis[] analysis = new FailureAnalysis[1];
-        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(VALID)
-                .withPropertyValues(overrides).run(context -> {
-                    assertThat(context).hasFailed();
-                    analysis[0] = new InvalidRdmaConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
-                    assertThat(analysis[0]).as("analysis of %s", context.getStartupFailure()).isNotNull();
-                    assertThat(analysis[0].getDescription()).contains("Property: " + property + "\n");
-                    assertThat(analysis[0].getAction()).isNotBlank();
-                });
+        runner.withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(overrides).run(context -> {
+            assertThat(context).hasFailed();
+            analysis[0] = new InvalidRdmaConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis[0]).as("analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis[0].getDescription()).contains("Property: " + property + "\n");
+            assertThat(analysis[0].getAction()).isNotBlank();
+        });
         if (recorder.verbs() != null) {
             FabricRunner.assertNoLiveObjects(recorder.verbs());
         }

@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
 
@@ -12,24 +13,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RdmaHealthIndicatorTests {
 
+    private static final AutoConfigurations HEALTH = AutoConfigurations.of(RdmaHealthContributorAutoConfiguration.class);
+
     @Test
-    void upWhileConfiguredPortsAreActiveAndDownWhenOneIsNot() {
-        FabricRunner.runner("full")
-                .withConfiguration(AutoConfigurations.of(RdmaHealthContributorAutoConfiguration.class))
-                .run(context -> {
-                    RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
-                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
-                    context.getBean(Verbs.class).control().orElseThrow().setPortState("sim0", 1, PortState.DOWN);
-                    assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
-                    assertThat(health.health().getDetails()).containsKey("devices");
-                    assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=DOWN");
-                });
+    void upWhileConfiguredPortsAreActive() {
+        FabricRunner.runner("full").withConfiguration(HEALTH).run(context -> {
+            RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=ACTIVE");
+        });
+    }
+
+    /** Simulated only: the port goes down by fault injection. */
+    @Test
+    @SimulatedOnly
+    void downWhenAConfiguredPortIsNotActive() {
+        FabricRunner.simulatedRunner("full").withConfiguration(HEALTH).run(context -> {
+            RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
+            context.getBean(Verbs.class).control().orElseThrow()
+                    .setPortState(FabricRunner.FABRIC_DEVICE, 1, PortState.DOWN);
+            assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=DOWN");
+        });
     }
 
     @Test
     void canBeDisabled() {
-        FabricRunner.runner("full")
-                .withConfiguration(AutoConfigurations.of(RdmaHealthContributorAutoConfiguration.class))
+        FabricRunner.runner("full").withConfiguration(HEALTH)
                 .withPropertyValues("management.health.rdma.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(RdmaHealthIndicator.class));
     }

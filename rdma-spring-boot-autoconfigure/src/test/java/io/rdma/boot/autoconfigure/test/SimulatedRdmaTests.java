@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.test;
 
+import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.PortState;
@@ -14,7 +15,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A user's test as the slice is meant for: a whole application on the simulated fabric, with faults injected. */
+/**
+ * A user's test as the slice is meant for: a whole application on the simulated fabric, with faults
+ * injected; simulated only by what it tests.
+ */
+@SimulatedOnly
 @SpringBootTest(properties = "rdma.devices.hca0.completion-queues.cq.entries=16")
 @SimulatedRdma
 class SimulatedRdmaTests {
