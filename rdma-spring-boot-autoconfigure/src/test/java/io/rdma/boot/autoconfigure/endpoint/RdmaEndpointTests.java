@@ -4,10 +4,10 @@ import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.DeviceDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.FabricDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.PortDescriptor;
+import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.PortAttributes;
-
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.Unsigned64;
 
 import org.junit.jupiter.api.Test;
