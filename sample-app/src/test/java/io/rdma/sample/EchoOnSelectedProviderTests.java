@@ -93,9 +93,9 @@ class EchoOnSelectedProviderTests {
         assertThat(devices).as(rdma).isNotEmpty();
         for (Map<String, Object> device : devices) {
             IbvDevinfo expected = IbvDevinfo.of((String) device.get("name"));
-            assertThat(((String) device.get("nodeGuid")).toLowerCase()).as("nodeGuid").isEqualTo(expected.nodeGuid());
-            assertThat(((String) device.get("systemImageGuid")).toLowerCase()).as("systemImageGuid")
-                    .isEqualTo(expected.systemImageGuid());
+            assertThat((String) device.get("nodeGuid")).as("nodeGuid").isEqualToIgnoringCase(expected.nodeGuid());
+            assertThat((String) device.get("systemImageGuid")).as("systemImageGuid")
+                    .isEqualToIgnoringCase(expected.systemImageGuid());
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> ports = (List<Map<String, Object>>) device.get("ports");
             assertThat(ports).extracting(port -> port.get("port")).as("ports")
