@@ -2,7 +2,7 @@
 # two-hosts.sh - two Soft-RoCE guests ("hosts") joined by a qemu socket NIC,
 # a server command in guest A and a client command in guest B.
 #
-#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD | --java]
+#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD | --java [--sample JAR]]
 #
 #   SERVER_CMD / CLIENT_CMD are shell strings run with bash in guest A / B (in
 #   the current directory, shared read-write).  Without arguments a demo runs:
@@ -12,7 +12,11 @@
 #   runs the Java demo instead: io.rdma.verbs.twohosts.TwoHostServer in A,
 #   TwoHostClient in B, rdma_cm connect + TWO_HOSTS_ROUNDS (100) checked
 #   request/response round trips; TWO_HOSTS_ROUNDS, TWO_HOSTS_RDMA_PORT (7471)
-#   and TWO_HOSTS_WAIT_SECONDS (300) are passed to both guests.
+#   and TWO_HOSTS_WAIT_SECONDS (300) are passed to both guests.  --sample JAR
+#   then runs the sample app (sample-app/target/sample-app-*.jar) in both
+#   guests, B's echo-client connected to A, in the same boots
+#   (sample-echo-two-hosts.sh: what it checks; SAMPLE_HTTP_PORT,
+#   SAMPLE_ROUND_TRIPS and SAMPLE_WAIT_SECONDS are passed to both guests).
 #
 # Network: A = 10.80.0.1, B = 10.80.0.2 on eth0 (virtio-net; the two qemus
 # are connected by `-netdev socket` over TCP on host 127.0.0.1:$TWO_HOSTS_PORT),
@@ -48,7 +52,7 @@ retry 30 rping -c -a $SERVER_IP -C 20 -v | tail -2
 echo "client: rping done"
 sleep 1; retry 30 ib_send_lat -R -d rxe0 -x 1 -s 64 -n 500 $SERVER_IP
 sleep 1; retry 30 ib_send_bw -R -d rxe0 -x 1 -s 65536 -n 500 $SERVER_IP'
-elif [ $# -eq 1 ] && [ "$1" = --java ]; then
+elif [ "${1:-}" = --java ] && { [ $# -eq 1 ] || { [ $# -eq 3 ] && [ "$2" = --sample ]; }; }; then
   # the Java demo: io.rdma.verbs.twohosts.TwoHostServer / TwoHostClient from this
   # module's build (run `mvn test-compile dependency:build-classpath
   # -Dmdep.outputFile=target/test-classpath.txt` first; the client retries itself)
@@ -59,7 +63,13 @@ elif [ $# -eq 1 ] && [ "$1" = --java ]; then
   java_cmd+=" --enable-native-access=ALL-UNNAMED -cp target/test-classes:target/classes:$(cat target/test-classpath.txt)"
   server_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostServer"
   client_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostClient"
-  for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS; do
+  if [ $# -eq 3 ]; then
+    [ -f "$3" ] || { echo "two-hosts: --sample $3: no such jar (./mvnw -pl sample-app -am package -DskipTests)" >&2; exit 2; }
+    sample_jar=$(cd "$(dirname "$3")" && pwd -P)/$(basename "$3")
+    server_cmd+=" && bash $HERE/sample-echo-two-hosts.sh $(printf %q "$sample_jar")"
+    client_cmd+=" && bash $HERE/sample-echo-two-hosts.sh $(printf %q "$sample_jar")"
+  fi
+  for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS SAMPLE_HTTP_PORT SAMPLE_ROUND_TRIPS SAMPLE_WAIT_SECONDS; do
     [ -n "${!v:-}" ] && SOFTROCE_ENV="${SOFTROCE_ENV:-}"$'\n'"export $v=$(printf %q "${!v}")"
   done
 elif [ $# -eq 2 ]; then

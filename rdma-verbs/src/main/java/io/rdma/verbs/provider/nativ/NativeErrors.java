@@ -27,7 +27,10 @@ final class NativeErrors {
             case ENOSYS -> "the kernel has no RDMA support here: load ib_uverbs and a device driver (rdma_rxe for "
                     + "Soft-RoCE), or use provider 'auto' to fall back to the simulated fabric";
             case EOPNOTSUPP -> "the device (or this libibverbs) does not implement " + verb;
-            case ENODEV -> "the device went away (unplugged, driver unloaded or reset)";
+            case ENODEV -> verb.startsWith("rdma_resolve_")
+                    ? "no RDMA device serves that address: on RoCE (Soft-RoCE too) rdma_cm cannot route the "
+                            + "loopback address 127.0.0.1; use an IP address of the device's network interface"
+                    : "the device went away (unplugged, driver unloaded or reset)";
             case ETIMEDOUT -> "the peer did not answer in time: check the address, that it listens, and the route";
             case ECONNREFUSED -> "nothing listens on that address and port, or the peer rejected the connection";
             default -> null;

@@ -1,0 +1,205 @@
+package io.rdma.sample;
+
+import com.jayway.jsonpath.JsonPath;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The sample as it ships, on whichever provider the system properties select: the simulated
+ * fabric in {@code mvn verify}, Soft-RoCE's rxe0 with {@code -Drdma.provider=native} in the guest
+ * ({@code rdma-verbs/softroce/sample-in-guest.sh}), over real HTTP. What it checks is what an
+ * operator would: health, echo round trips, the meters moving with them, and that
+ * {@code /actuator/rdma} describes the device as {@code ibv_devinfo -v} does.
+ *
+ * <p>The context is closed after the class, not when the JVM exits, so that the guest runner's
+ * check of {@code rdma resource show} (run while the JVM still lives) sees whether closing the
+ * application released every verbs object it created.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class EchoOnSelectedProviderTests {
+
+    private static final int ROUND_TRIPS = 100;
+    /** A prometheus sample line: the series (name and labels) and its value. */
+    private static final Pattern SAMPLE = Pattern.compile("^(rdma_\\w+(?:\\{[^}]*})?) (\\S+)$", Pattern.MULTILINE);
+
+    @Value("${local.server.port}")
+    int port;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void healthIsUp() throws Exception {
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+        assertThat(JsonPath.<String>read(health.body(), "$.status")).as(health.body()).isEqualTo("UP");
+        assertThat(JsonPath.<String>read(health.body(), "$.components.rdma.status")).as(health.body()).isEqualTo("UP");
+    }
+
+    /**
+     * Each round trip is four completions on cq0 (the client's send and its reply's receive, the
+     * server's receive and its reply's send), and one on the server's {@code sends} counter; the
+     * port's packet counters move with the traffic.
+     */
+    @Test
+    void echoRoundTripsMoveTheMeters() throws Exception {
+        Map<String, Double> before = rdmaSamples();
+        for (int i = 0; i < ROUND_TRIPS; i++) {
+            HttpResponse<String> response = get("/echo?message=hi-" + i);
+            assertThat(response.statusCode()).as("round trip %d: %s", i, response.body()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("echo: HI-" + i);
+        }
+        Map<String, Double> after = rdmaSamples();
+
+        assertThat(rise(before, after, "rdma_cq_completions_total", "status=\"success\""))
+                .as("CQ completions\nbefore: %s\nafter: %s", before, after).isGreaterThanOrEqualTo(2.0 * ROUND_TRIPS);
+        assertThat(rise(before, after, "rdma_cq_completions_total", "status=\"error\"")).isZero();
+        assertThat(rise(before, after, "rdma_comp_counter_completions_total", "status=\"success\""))
+                .as("the echo server's send completion counter").isGreaterThanOrEqualTo(ROUND_TRIPS);
+        assertThat(rise(before, after, "rdma_port_counter_total", ""))
+                .as("port counters\nbefore: %s\nafter: %s", before, after).isPositive();
+    }
+
+    /** On the device only: the simulated fabric has no device that ibv_devinfo can see. */
+    @Test
+    void rdmaEndpointDescribesTheDeviceAsIbvDevinfoDoes() throws Exception {
+        String rdma = get("/actuator/rdma").body();
+        String provider = JsonPath.read(rdma, "$.provider");
+        assumeTrue("native".equals(provider), "provider '" + provider + "' has no device ibv_devinfo can describe");
+
+        List<Map<String, Object>> devices = JsonPath.read(rdma, "$.devices");
+        assertThat(devices).as(rdma).isNotEmpty();
+        for (Map<String, Object> device : devices) {
+            IbvDevinfo expected = IbvDevinfo.of((String) device.get("name"));
+            assertThat((String) device.get("nodeGuid")).as("nodeGuid").isEqualToIgnoringCase(expected.nodeGuid());
+            assertThat((String) device.get("systemImageGuid")).as("systemImageGuid")
+                    .isEqualToIgnoringCase(expected.systemImageGuid());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> ports = (List<Map<String, Object>>) device.get("ports");
+            assertThat(ports).extracting(port -> port.get("port")).as("ports")
+                    .containsExactlyElementsOf(expected.ports().keySet());
+            for (Map<String, Object> port : ports) {
+                IbvDevinfo.Port expectedPort = expected.ports().get((Integer) port.get("port"));
+                assertThat(port.get("state")).as("port %s state", port.get("port")).isEqualTo(expectedPort.state());
+                assertThat(port.get("activeMtu")).as("port %s active MTU", port.get("port"))
+                        .isEqualTo(expectedPort.activeMtu());
+                assertThat(port.get("linkLayer")).as("port %s link layer", port.get("port"))
+                        .isEqualTo(expectedPort.linkLayer());
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> gids = (List<Map<String, Object>>) port.get("gids");
+                Map<Integer, String> actualGids = new TreeMap<>();
+                gids.forEach(gid -> actualGids.put((Integer) gid.get("index"), gidHex((String) gid.get("gid"))));
+                assertThat(actualGids).as("port %s GIDs", port.get("port")).isEqualTo(expectedPort.gids());
+            }
+        }
+    }
+
+    /** Sum of the samples of {@code metric} whose labels contain {@code labelFilter}, after minus before. */
+    private static double rise(Map<String, Double> before, Map<String, Double> after, String metric,
+                               String labelFilter) {
+        return sum(after, metric, labelFilter) - sum(before, metric, labelFilter);
+    }
+
+    private static double sum(Map<String, Double> samples, String metric, String labelFilter) {
+        double sum = 0;
+        for (Map.Entry<String, Double> sample : samples.entrySet()) {
+            String series = sample.getKey();
+            if ((series.equals(metric) || series.startsWith(metric + "{")) && series.contains(labelFilter)) {
+                sum += sample.getValue();
+            }
+        }
+        return sum;
+    }
+
+    private Map<String, Double> rdmaSamples() throws IOException, InterruptedException {
+        HttpResponse<String> prometheus = get("/actuator/prometheus");
+        assertThat(prometheus.statusCode()).isEqualTo(200);
+        Map<String, Double> samples = new TreeMap<>();
+        Matcher sample = SAMPLE.matcher(prometheus.body());
+        while (sample.find()) {
+            samples.put(sample.group(1), Double.parseDouble(sample.group(2)));
+        }
+        return samples;
+    }
+
+    /** A GID in either side's text form as 32 hex digits, so that :: and IPv4-mapped forms compare equal. */
+    static String gidHex(String text) {
+        byte[] address = InetAddress.ofLiteral(text).getAddress();
+        if (address.length == 4) { // Java parses ::ffff:a.b.c.d to the IPv4 address it maps
+            byte[] mapped = new byte[16];
+            mapped[10] = (byte) 0xff;
+            mapped[11] = (byte) 0xff;
+            System.arraycopy(address, 0, mapped, 12, 4);
+            address = mapped;
+        }
+        return HexFormat.of().formatHex(address);
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** What {@code ibv_devinfo -v -d DEVICE} says, in the endpoint's vocabulary. */
+    record IbvDevinfo(String nodeGuid, String systemImageGuid, Map<Integer, Port> ports) {
+
+        /** {@code state} without ibv_devinfo's PORT_ prefix, {@code linkLayer} upper case, GIDs as {@link #gidHex}. */
+        record Port(String state, int activeMtu, String linkLayer, Map<Integer, String> gids) {
+        }
+
+        private static final Pattern FIELD = Pattern.compile("^\\s*(\\w+):\\s+(.*)$");
+        private static final Pattern GID = Pattern.compile("^\\s*GID\\[\\s*(\\d+)]:\\s+([^,\\s]+)");
+
+        static IbvDevinfo of(String device) throws IOException, InterruptedException {
+            Process process = new ProcessBuilder("ibv_devinfo", "-v", "-d", device).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0)
+                    .as("ibv_devinfo -v -d %s: %s", device, output).isTrue();
+            Map<String, String> deviceFields = new HashMap<>();
+            Map<Integer, Map<String, String>> portFields = new TreeMap<>();
+            Map<Integer, Map<Integer, String>> portGids = new TreeMap<>();
+            Integer port = null;
+            for (String line : output.split("\n")) {
+                Matcher gid = GID.matcher(line);
+                Matcher field = FIELD.matcher(line);
+                if (gid.find()) {
+                    portGids.get(port).put(Integer.parseInt(gid.group(1)), gidHex(gid.group(2)));
+                } else if (field.find() && field.group(1).equals("port")) {
+                    port = Integer.parseInt(field.group(2).trim());
+                    portFields.put(port, new HashMap<>());
+                    portGids.put(port, new TreeMap<>());
+                } else if (field.matches()) {
+                    (port == null ? deviceFields : portFields.get(port)).put(field.group(1), field.group(2).trim());
+                }
+            }
+            Map<Integer, Port> ports = new TreeMap<>();
+            portFields.forEach((number, fields) -> ports.put(number, new Port(
+                    fields.get("state").replaceFirst("^PORT_(\\w+).*", "$1"),
+                    Integer.parseInt(fields.get("active_mtu").split(" ")[0]),
+                    fields.get("link_layer").toUpperCase(), portGids.get(number))));
+            return new IbvDevinfo(deviceFields.get("node_guid"), deviceFields.get("sys_image_guid"), ports);
+        }
+    }
+}
