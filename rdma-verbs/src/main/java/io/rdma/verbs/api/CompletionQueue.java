@@ -69,7 +69,7 @@ public final class CompletionQueue extends VerbsResource {
     private static void retire(QueuePair[] users, WorkCompletion completion) {
         for (QueuePair qp : users) {
             if (qp.qpNumber() == completion.qpNumber()) {
-                qp.sendQueue().retireThrough(completion.wrId());
+                qp.sendQueue().retire(completion);
                 return;
             }
         }

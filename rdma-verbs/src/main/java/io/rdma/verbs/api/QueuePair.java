@@ -148,44 +148,30 @@ public final class QueuePair extends VerbsResource {
             for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
                 count++;
             }
-            if (!sendQueue.hasRoomFor(count)) {
+            int free = sendQueue.freeSlots();
+            if (free < count) {
                 throw new VerbsException("ibv_post_send", Errno.ENOMEM, "send queue of " + describe() + " has "
-                        + (sendQueue.capacity() - sendQueue.outstanding()) + " free slots for a chain of " + count,
+                        + free + " free slots of " + sendQueue.capacity() + " for a chain of " + count,
                         "unsignaled WRs hold their slots until a later signaled WR completes and is polled "
                                 + "(manual §7.1.6): signal every Nth WR and poll the send CQ")
                         .withBadWorkRequest(first.wrId());
             }
             for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                sendQueue.record(wr.wrId());
+                sendQueue.record(wr.wrId(), options.signalAll() || wr.isSignaled());
             }
             try {
                 handle.postSend(first);
             } catch (VerbsException e) {
-                sendQueue.unrecord(countFrom(first, e));
+                sendQueue.unrecord(count - e.postedWorkRequests());
+                throw e;
+            } catch (RuntimeException | Error e) {
+                // Providers refuse before ringing the doorbell for anything but an errno.
+                sendQueue.unrecord(count);
                 throw e;
             }
         } finally {
             sendLock.unlock();
         }
-    }
-
-    private static int countFrom(SendWorkRequest first, VerbsException failure) {
-        if (!failure.hasBadWorkRequest()) {
-            int all = 0;
-            for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                all++;
-            }
-            return all;
-        }
-        SendWorkRequest wr = first;
-        while (wr != null && wr.wrId() != failure.badWorkRequestId()) {
-            wr = wr.next();
-        }
-        int unposted = 0;
-        for (; wr != null; wr = wr.next()) {
-            unposted++;
-        }
-        return unposted;
     }
 
     /**

@@ -1,24 +1,20 @@
 package io.rdma.verbs.api;
 
+import io.rdma.verbs.spi.PostedSendRing;
+
 /**
  * Send-queue depth accounting (manual §7.1.6): a WR holds its send-queue slot, signaled or
- * not, until a completion at or after it is polled. Posters (serialized by the QP's send
- * lock) record wr_ids; the poller of the send CQ (serialized by the CQ's poll lock) retires
- * them, so this single-producer, single-consumer ring needs no lock of its own.
+ * not, until a completion at or after it is polled. Which WRs a completion retires is decided
+ * by position in the queue ({@link PostedSendRing}), never by wr_id alone, which may repeat.
  */
 final class SendQueueDepth {
 
     private final int capacity;
-    private final long[] wrIds;
-    private final int mask;
-    private volatile long head;
-    private volatile long tail;
+    private final PostedSendRing posted;
 
     SendQueueDepth(int capacity) {
         this.capacity = capacity;
-        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
-        this.wrIds = new long[size];
-        this.mask = size - 1;
+        this.posted = new PostedSendRing(capacity);
     }
 
     int capacity() {
@@ -26,41 +22,34 @@ final class SendQueueDepth {
     }
 
     int outstanding() {
-        return (int) (tail - head);
+        return posted.outstanding();
     }
 
-    boolean hasRoomFor(int count) {
-        return tail - head + count <= capacity;
+    /** Slots a chain may take now; read once per post, as the poller frees slots meanwhile. */
+    int freeSlots() {
+        return capacity - posted.outstanding();
     }
 
     /** Producer side, before the provider sees the WR, so a completion can never outrun its record. */
-    void record(long wrId) {
-        long position = tail;
-        wrIds[(int) (position & mask)] = wrId;
-        tail = position + 1;
+    void record(long wrId, boolean signaled) {
+        posted.record(wrId, signaled);
     }
 
-    /** Producer side: forgets the newest {@code count} records, for WRs the provider refused. */
+    /** Producer side: forgets the newest {@code count} records, for WRs the provider did not post. */
     void unrecord(int count) {
-        tail = tail - count;
+        posted.unrecord(count);
     }
 
-    /** Consumer side: a completion for {@code wrId} frees its slot and those of the unsignaled WRs before it. */
-    void retireThrough(long wrId) {
-        long position = head;
-        long end = tail;
-        while (position < end) {
-            long recorded = wrIds[(int) (position & mask)];
-            position++;
-            if (recorded == wrId) {
-                head = position;
-                return;
-            }
+    /** Consumer side: a send completion frees its WR's slot and those of the unsignaled WRs before it. */
+    void retire(WorkCompletion completion) {
+        long position = posted.completedPosition(completion.wrId(), completion.status().isSuccess());
+        if (position >= 0) {
+            posted.retireThrough(position);
         }
     }
 
     /** A QP back in RESET has an empty send queue. */
     void clear() {
-        head = tail;
+        posted.clear();
     }
 }

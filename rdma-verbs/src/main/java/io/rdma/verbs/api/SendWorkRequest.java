@@ -91,18 +91,28 @@ public final class SendWorkRequest {
 
     /** Replaces the scatter/gather list with {@code length} bytes at {@code offset} of a region. */
     public SendWorkRequest sge(MemoryRegion region, long offset, int length) {
-        return sge(region.address() + offset, length, region.lkey());
+        sges.clear();
+        sges.add(region.segment(), offset, length, region.lkey());
+        return this;
     }
 
     /** Replaces the scatter/gather list with the first {@code length} bytes of a pooled buffer. */
     public SendWorkRequest sge(PooledBuffer buffer, int length) {
-        return sge(buffer.address(), length, buffer.lkey());
+        sges.clear();
+        sges.add(buffer.segment(), 0, length, buffer.lkey());
+        return this;
     }
 
-    /** Inline data needs no lkey (manual §7.1.5); the bytes are copied at post time. */
+    /**
+     * Inline data needs no lkey (manual §7.1.5); the bytes are copied at post time, through
+     * {@code data}, so its arena must stay open until {@code postSend} returns (a closed one is
+     * refused with EFAULT).
+     */
     public SendWorkRequest inline(MemorySegment data) {
         flags |= SendFlag.INLINE;
-        return sge(data.address(), Math.toIntExact(data.byteSize()), 0);
+        sges.clear();
+        sges.add(data, 0, Math.toIntExact(data.byteSize()), 0);
+        return this;
     }
 
     public SendWorkRequest addSge(long address, int length, int lkey) {
@@ -119,6 +129,34 @@ public final class SendWorkRequest {
     public long sgeAddress(int index) { return sges.address(index); }
     public int sgeLength(int index) { return sges.length(index); }
     public int sgeLkey(int index) { return sges.lkey(index); }
+
+    /**
+     * Copies the bytes of entry {@code index} to {@code target} at {@code offset}, reading them
+     * through the segment the entry was built from: how a provider takes inline data. EFAULT
+     * ({@code verb}) when that segment's arena is closed or the entry has only a bare address,
+     * which cannot be read safely.
+     */
+    public void copySge(int index, MemorySegment target, long offset, String verb) {
+        MemorySegment source = sges.segment(index);
+        if (source == null) {
+            throw new VerbsException(verb, Errno.EFAULT, "inline entry " + index + " of WR " + wrId
+                    + " is a bare address", "build inline entries with inline(MemorySegment), sge(MemoryRegion, ...) "
+                    + "or sge(PooledBuffer, ...), so their memory can be checked").withBadWorkRequest(wrId);
+        }
+        try {
+            MemorySegment.copy(source, sges.offset(index), target, offset, sges.length(index));
+        } catch (IllegalStateException | WrongThreadException unreadable) {
+            throw new VerbsException(verb, Errno.EFAULT, "the memory of inline entry " + index + " of WR " + wrId
+                    + " cannot be read: " + unreadable.getMessage(), "keep the arena of inline data open, and "
+                    + "shared or confined to the posting thread, until postSend returns")
+                    .withBadWorkRequest(wrId).withCause(unreadable);
+        } catch (IndexOutOfBoundsException outside) {
+            throw new VerbsException(verb, Errno.EINVAL, "inline entry " + index + " of WR " + wrId
+                    + " reaches past the end of its memory", "give an offset and length inside the buffer")
+                    .withBadWorkRequest(wrId).withCause(outside);
+        }
+    }
+
     public int immediateData() { return immediateData; }
     public long remoteAddress() { return remoteAddress; }
     public int rkey() { return rkey; }

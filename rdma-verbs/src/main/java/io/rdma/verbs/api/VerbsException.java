@@ -19,17 +19,19 @@ public class VerbsException extends RuntimeException {
     private final String advice;
     private final long badWorkRequestId;
     private final boolean hasBadWorkRequest;
+    private final int postedWorkRequests;
 
     public VerbsException(String verb, Errno errno, String detail, String advice) {
-        this(verb, errno, errno.code(), detail, advice, 0, false, null);
+        this(verb, errno, errno.code(), detail, advice, 0, false, 0, null);
     }
 
     public VerbsException(String verb, int rawErrno, String detail, String advice) {
-        this(verb, Errno.of(rawErrno), Math.abs(rawErrno), detail, advice, 0, false, null);
+        this(verb, Errno.of(rawErrno), Math.abs(rawErrno), detail, advice, 0, false, 0, null);
     }
 
     private VerbsException(String verb, Errno errno, int rawErrno, String detail, String advice,
-                           long badWorkRequestId, boolean hasBadWorkRequest, Throwable cause) {
+                           long badWorkRequestId, boolean hasBadWorkRequest, int postedWorkRequests,
+                           Throwable cause) {
         super(format(verb, errno, rawErrno, detail, advice), cause);
         this.verb = Objects.requireNonNull(verb, "verb");
         this.detail = detail;
@@ -38,11 +40,30 @@ public class VerbsException extends RuntimeException {
         this.advice = advice;
         this.badWorkRequestId = badWorkRequestId;
         this.hasBadWorkRequest = hasBadWorkRequest;
+        this.postedWorkRequests = postedWorkRequests;
     }
 
-    /** The same failure, naming the first work request of a chain that was not posted ({@code bad_wr}). */
+    /**
+     * The same failure, naming the work request of a chain that was refused ({@code bad_wr});
+     * none of the chain was posted.
+     */
     public VerbsException withBadWorkRequest(long wrId) {
-        return new VerbsException(verb, errno, rawErrno, detail, advice, wrId, true, getCause());
+        return withBadWorkRequest(wrId, 0);
+    }
+
+    /**
+     * The same failure, naming the first work request of a chain that was not posted
+     * ({@code bad_wr}) when the {@code posted} requests before it were: a device may refuse a
+     * chain part-way, and only the position says which, as wr_ids may repeat.
+     */
+    public VerbsException withBadWorkRequest(long wrId, int posted) {
+        return new VerbsException(verb, errno, rawErrno, detail, advice, wrId, true, posted, getCause());
+    }
+
+    /** The same failure, caused by {@code cause} (such as a closed memory scope). */
+    public VerbsException withCause(Throwable cause) {
+        return new VerbsException(verb, errno, rawErrno, detail, advice, badWorkRequestId, hasBadWorkRequest,
+                postedWorkRequests, cause);
     }
 
     public static VerbsException of(String verb, Errno errno, String detail) {
@@ -79,6 +100,11 @@ public class VerbsException extends RuntimeException {
 
     public long badWorkRequestId() {
         return badWorkRequestId;
+    }
+
+    /** How many work requests of a failed chain, from its head, were posted all the same. */
+    public int postedWorkRequests() {
+        return postedWorkRequests;
     }
 
     private static String format(String verb, Errno errno, int raw, String detail, String advice) {

@@ -16,6 +16,9 @@ import java.lang.invoke.VarHandle;
  * them), in the provider's otherwise; updated atomically, and wrapping to zero past the max
  * value as {@code ibv_create_comp_cntr(3)} says. Internal memory is freed by the GC, not at
  * destroy, so a completion path still holding a counter never writes into freed memory.
+ * External memory is the application's: if it closes the arena while the counter lives, the
+ * completion path counts nothing rather than fail a post or poll half-done, and every use of
+ * the counter from then on says why (EFAULT).
  */
 public final class CompletionCounterWords {
 
@@ -53,36 +56,82 @@ public final class CompletionCounterWords {
                     + "least 8 bytes, 8-byte aligned", "pass both segments: aligned slices of an Arena allocation "
                     + "or of a memory-mapped file");
         }
+        // A thread not yet started stands for the posting and polling threads, whichever they are.
+        if (!memory.isAccessibleBy(new Thread(() -> { }))) {
+            throw new VerbsException("ibv_create_comp_cntr", Errno.EINVAL, field + " is confined to one thread, "
+                    + "but completions are counted by whichever thread posts or polls",
+                    "allocate it from a shared, global or automatic arena, or map a file");
+        }
         return memory.asSlice(0, Long.BYTES);
     }
 
-    /** One completed WR, counted as a completion or, when it failed, as an error. */
+    /**
+     * One completed WR, counted as a completion or, when it failed, as an error. Never throws:
+     * it runs inside posts and polls, which must not stop half-done.
+     */
     public void count(boolean success) {
-        add(success ? completions : errors, 1);
+        MemorySegment word = success ? completions : errors;
+        try {
+            add(word, 1);
+        } catch (IllegalStateException closed) {
+            // The application closed the external memory: there is nowhere left to count, and
+            // every later use of this counter reports it.
+        }
     }
 
     public long completions() {
-        return (long) WORD.getVolatile(completions, 0L);
+        return read(completions, "comp_count");
     }
 
     public long errors() {
-        return (long) WORD.getVolatile(errors, 0L);
+        return read(errors, "err_count");
     }
 
     public void setCompletions(long value) {
-        WORD.setVolatile(completions, 0L, checkRange(value, "ibv_set_comp_cntr"));
+        write(completions, checkRange(value, "ibv_set_comp_cntr"), "ibv_set_comp_cntr");
     }
 
     public void setErrors(long value) {
-        WORD.setVolatile(errors, 0L, checkRange(value, "ibv_set_err_comp_cntr"));
+        write(errors, checkRange(value, "ibv_set_err_comp_cntr"), "ibv_set_err_comp_cntr");
     }
 
     public void incrementCompletions(long amount) {
-        add(completions, amount);
+        increment(completions, amount, "ibv_inc_comp_cntr");
     }
 
     public void incrementErrors(long amount) {
-        add(errors, amount);
+        increment(errors, amount, "ibv_inc_err_comp_cntr");
+    }
+
+    private static long read(MemorySegment word, String field) {
+        try {
+            return (long) WORD.getVolatile(word, 0L);
+        } catch (IllegalStateException closed) {
+            throw memoryGone("read of " + field, closed);
+        }
+    }
+
+    private static void write(MemorySegment word, long value, String verb) {
+        try {
+            WORD.setVolatile(word, 0L, value);
+        } catch (IllegalStateException closed) {
+            throw memoryGone(verb, closed);
+        }
+    }
+
+    private void increment(MemorySegment word, long amount, String verb) {
+        try {
+            add(word, amount);
+        } catch (IllegalStateException closed) {
+            throw memoryGone(verb, closed);
+        }
+    }
+
+    private static VerbsException memoryGone(String verb, IllegalStateException closed) {
+        return new VerbsException(verb, Errno.EFAULT, "the counter's external memory was closed ("
+                + closed.getMessage() + "); completions since then were not counted",
+                "keep the arena of comp_cntr_ext_mem and err_cntr_ext_mem open until the counter is destroyed")
+                .withCause(closed);
     }
 
     /** {@code comp_count_max_value} (unsigned); -1 is the full 64-bit range. */

@@ -161,6 +161,59 @@ class SendQueueTest {
         assertThat(Completions.pollNow(loopback.responderCq())).isEmpty();
     }
 
+    /**
+     * The manual's selective-signaling loop (§7.1.6) with wr_id 0 on every WR, as applications
+     * that need no id for unsignaled WRs post it: the signaled completion frees the whole chain,
+     * however often wr_ids repeat.
+     */
+    @Test
+    void selectiveSignalingWithRepeatedWrIdsFreesEveryChainItCompletes() {
+        Loopback loopback = fabric.pair(QueuePairType.RC, QueuePairCapabilities.of(16, 512))
+                .connect(fabric.connectOptions());
+        QueuePair requester = loopback.requester();
+        int depth = requester.capabilities().maxSendWr();
+        int chains = 8;
+        MemoryRegion buffer = fabric.region(64);
+        for (int i = 0; i < chains * depth; i++) {
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+        }
+        SendWorkRequest wr = new SendWorkRequest();
+        for (int chain = 0; chain < chains; chain++) {
+            for (int i = 0; i < depth; i++) {
+                requester.postSend(wr.reset().wrId(0).flags(i == depth - 1 ? SendFlag.SIGNALED : 0)
+                        .sge(buffer, 0, 8));
+            }
+            Completion signaled = Completions.awaitOne(loopback.requesterCq());
+            assertThat(signaled.status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(requester.outstandingSends()).as("after chain %d", chain).isZero();
+        }
+        assertThat(Completions.await(loopback.responderCq(), chains * depth))
+                .allSatisfy(completion -> assertThat(completion.status()).isEqualTo(CompletionStatus.SUCCESS));
+    }
+
+    /** A chain posted as one list with repeated wr_ids: one signaled completion frees all of it. */
+    @Test
+    void chainedSelectiveSignalingWithRepeatedWrIdsFreesTheWholeChain() {
+        Loopback loopback = fabric.pair(QueuePairType.RC, QueuePairCapabilities.of(16, 512))
+                .connect(fabric.connectOptions());
+        QueuePair requester = loopback.requester();
+        int depth = requester.capabilities().maxSendWr();
+        MemoryRegion buffer = fabric.region(64);
+        for (int i = 0; i < 6 * depth; i++) {
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+        }
+        SendWorkRequest[] chain = new SendWorkRequest[depth];
+        for (int i = depth - 1; i >= 0; i--) {
+            chain[i] = new SendWorkRequest().wrId(5).flags(i == depth - 1 ? SendFlag.SIGNALED : 0)
+                    .sge(buffer, 0, 8).next(i == depth - 1 ? null : chain[i + 1]);
+        }
+        for (int round = 0; round < 6; round++) {
+            requester.postSend(chain[0]);
+            assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(requester.outstandingSends()).as("after chain %d", round).isZero();
+        }
+    }
+
     private static int expectSuccesses(List<Completion> completions) {
         assertThat(completions).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.SUCCESS));
         return completions.size();

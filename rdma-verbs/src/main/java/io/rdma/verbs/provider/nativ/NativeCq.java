@@ -171,7 +171,7 @@ final class NativeCq implements CqHandle {
                 }
             }
         } else {
-            SendOpcode sent = qp == null ? null : qp.outstandingSendOpcode(wrId);
+            SendOpcode sent = qp == null ? null : qp.failedSendOpcode(wrId);
             if (sent != null) {
                 opcode = sent.completionOpcode();
                 qp.retireSends(wrId, false);

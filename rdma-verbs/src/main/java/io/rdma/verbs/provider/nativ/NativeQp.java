@@ -68,6 +68,8 @@ final class NativeQp implements QpHandle {
     private final NativeCq recvCq;
     /** Where this QP's receives come from when not from its own queue; null otherwise. */
     private final NativeSrq srq;
+    /** {@code sq_sig_all}: every send WR completes with a CQE, whatever its flags. */
+    private final boolean signalAll;
     private final Arena arena = Arena.ofShared();
     private final SendRequestArray sendRequests;
     private final ReceiveRequestArray receiveRequests;
@@ -76,7 +78,7 @@ final class NativeQp implements QpHandle {
     private volatile Attachment[] attachments = new Attachment[0];
 
     private NativeQp(NativeContext context, MemorySegment qp, QueuePairType type, QueuePairCapabilities capabilities,
-                     NativeCq sendCq, NativeCq recvCq, NativeSrq srq) {
+                     NativeCq sendCq, NativeCq recvCq, NativeSrq srq, boolean signalAll) {
         this.context = context;
         this.qp = qp;
         this.type = type;
@@ -85,6 +87,7 @@ final class NativeQp implements QpHandle {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.srq = srq;
+        this.signalAll = signalAll;
         this.sendRequests = new SendRequestArray(arena, type, capabilities);
         this.receiveRequests = new ReceiveRequestArray("ibv_post_recv", arena, capabilities.maxRecvWr(),
                 capabilities.maxRecvSge());
@@ -112,7 +115,7 @@ final class NativeQp implements QpHandle {
             QueuePairCapabilities granted = new QueuePairCapabilities(ibv_qp_cap.max_send_wr(cap),
                     ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
                     ibv_qp_cap.max_inline_data(cap));
-            NativeQp handle = new NativeQp(context, qp, type, granted, sendCq, recvCq, srq);
+            NativeQp handle = new NativeQp(context, qp, type, granted, sendCq, recvCq, srq, signalAll);
             sendCq.addUser(handle);
             recvCq.addUser(handle);
             context.register(qp, handle);
@@ -261,14 +264,14 @@ final class NativeQp implements QpHandle {
         int count = sendRequests.fill(first);
         SendWorkRequest wr = first;
         for (int i = 0; i < count; i++, wr = wr.next()) {
-            postedSends.record(wr.wrId(), wr.opcode());
+            postedSends.record(wr.wrId(), wr.opcode(), signalAll || wr.isSignaled());
         }
         int errno = context.verbs().postSend(qp, sendRequests.head(), sendRequests.badRequestSlot());
         if (errno != 0) {
             int bad = sendRequests.badIndex();
             postedSends.unrecord(count - bad);
             throw NativeErrors.failure("ibv_post_send", errno, describe())
-                    .withBadWorkRequest(SendRequestArray.at(first, bad).wrId());
+                    .withBadWorkRequest(SendRequestArray.at(first, bad).wrId(), bad);
         }
     }
 
@@ -282,14 +285,14 @@ final class NativeQp implements QpHandle {
         receiveRequests.posted(count);
     }
 
-    /** The opcode of an outstanding send WR with this wr_id; null when none is outstanding. */
-    SendOpcode outstandingSendOpcode(long wrId) {
-        return postedSends.opcodeOf(wrId);
+    /** The opcode of the outstanding send WR an error completion with this wr_id belongs to; null when none. */
+    SendOpcode failedSendOpcode(long wrId) {
+        return postedSends.failedOpcode(wrId);
     }
 
-    /** A send completion for {@code wrId}: retires it and the unsignaled WRs before it. */
+    /** A send completion: retires its WR and the unsignaled WRs before it. */
     void retireSends(long wrId, boolean success) {
-        postedSends.retireThrough(wrId, success, countRetired);
+        postedSends.retire(wrId, success, countRetired);
     }
 
     private void countSend(SendOpcode opcode, boolean success) {

@@ -1,14 +1,13 @@
 package io.rdma.verbs.provider.nativ;
 
 import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.spi.PostedSendRing;
 
 /**
- * A QP's send WRs posted and not yet completed, with their opcodes: filled at post (under
- * the QP's send lock), consumed at poll (under the CQ's poll lock), so this single-producer,
- * single-consumer ring needs no lock. A completion retires its WR and every WR before it,
- * which the signaled one completed implicitly (manual §7.1.6), so software completion
- * counters see unsignaled WRs too. It never overflows: the API admits no more outstanding
- * WRs than the send queue holds.
+ * A QP's send WRs posted and not yet completed, with their opcodes: a completion retires its
+ * WR and every WR before it, which the signaled one completed implicitly (manual §7.1.6), so
+ * software completion counters see unsignaled WRs too. Which WR a completion belongs to is
+ * decided by position ({@link PostedSendRing}), as wr_ids may repeat.
  */
 final class PostedSends {
 
@@ -20,66 +19,49 @@ final class PostedSends {
         void retired(SendOpcode opcode, boolean success);
     }
 
-    private final long[] wrIds;
+    private final PostedSendRing ring;
     private final byte[] opcodes;
-    private final int mask;
-    private volatile long head;
-    private volatile long tail;
 
     PostedSends(int capacity) {
-        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
-        this.wrIds = new long[size];
-        this.opcodes = new byte[size];
-        this.mask = size - 1;
+        this.ring = new PostedSendRing(capacity);
+        this.opcodes = new byte[ring.slots()];
     }
 
-    void record(long wrId, SendOpcode opcode) {
-        long position = tail;
-        wrIds[(int) (position & mask)] = wrId;
-        opcodes[(int) (position & mask)] = (byte) opcode.ordinal();
-        tail = position + 1;
+    void record(long wrId, SendOpcode opcode, boolean signaled) {
+        opcodes[ring.slot(ring.record(wrId, signaled))] = (byte) opcode.ordinal();
     }
 
     /** Forgets the newest {@code count} records: WRs the device refused. */
     void unrecord(int count) {
-        tail = tail - count;
-    }
-
-    /** The opcode of the oldest outstanding WR with this wr_id, or null when none is outstanding. */
-    SendOpcode opcodeOf(long wrId) {
-        for (long position = head, end = tail; position < end; position++) {
-            if (wrIds[(int) (position & mask)] == wrId) {
-                return OPCODES[opcodes[(int) (position & mask)]];
-            }
-        }
-        return null;
+        ring.unrecord(count);
     }
 
     /**
-     * Retires the WRs up to and including the oldest one with {@code wrId}: those before it
-     * completed successfully, it completed with {@code success}. Does nothing if the wr_id is
-     * not outstanding.
+     * The opcode of the outstanding WR an error completion with {@code wrId} belongs to, or
+     * null when it belongs to none (it is a receive's).
      */
-    void retireThrough(long wrId, boolean success, Retired retired) {
-        long end = tail;
-        long found = -1;
-        for (long position = head; position < end; position++) {
-            if (wrIds[(int) (position & mask)] == wrId) {
-                found = position;
-                break;
-            }
-        }
+    SendOpcode failedOpcode(long wrId) {
+        long position = ring.completedPosition(wrId, false);
+        return position < 0 ? null : OPCODES[opcodes[ring.slot(position)]];
+    }
+
+    /**
+     * Retires the WR a completion belongs to and those before it: those before it completed
+     * successfully, it completed with {@code success}. Does nothing if it belongs to none.
+     */
+    void retire(long wrId, boolean success, Retired retired) {
+        long found = ring.completedPosition(wrId, success);
         if (found < 0) {
             return;
         }
-        for (long position = head; position <= found; position++) {
-            retired.retired(OPCODES[opcodes[(int) (position & mask)]], position != found || success);
+        for (long position = ring.head(); position <= found; position++) {
+            retired.retired(OPCODES[opcodes[ring.slot(position)]], position != found || success);
         }
-        head = found + 1;
+        ring.retireThrough(found);
     }
 
     /** A QP back in RESET has an empty send queue. */
     void clear() {
-        head = tail;
+        ring.clear();
     }
 }

@@ -38,7 +38,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * A QP's preallocated native {@code ibv_send_wr} chain and its {@code ibv_sge} lists, one slot
  * per send queue entry: a post copies the API's {@link SendWorkRequest} chain into it and
- * hands its head to {@code ibv_post_send}. Used under the QP's send lock only.
+ * hands its head to {@code ibv_post_send}. Inline data is first copied, through the caller's
+ * segments, into this array's own memory, so the provider library never reads memory whose
+ * arena was closed. Used under the QP's send lock only.
  */
 final class SendRequestArray {
 
@@ -48,6 +50,8 @@ final class SendRequestArray {
     private final int maxInlineData;
     private final MemorySegment requests;
     private final MemorySegment sges;
+    /** Each slot's inline bytes, {@code maxInlineData} per slot. */
+    private final MemorySegment inlineData;
     private final MemorySegment badRequest;
 
     SendRequestArray(Arena arena, QueuePairType type, QueuePairCapabilities granted) {
@@ -57,6 +61,7 @@ final class SendRequestArray {
         this.maxSge = granted.maxSendSge();
         this.requests = arena.allocate(SEND_WR_SIZE * this.capacity, 8);
         this.sges = arena.allocate(SGE_SIZE * this.capacity * Math.max(1, maxSge), 8);
+        this.inlineData = arena.allocate(Math.max(1L, (long) this.capacity * maxInlineData), 8);
         this.badRequest = arena.allocate(ValueLayout.ADDRESS);
     }
 
@@ -122,8 +127,17 @@ final class SendRequestArray {
         requests.set(JAVA_INT, at + SEND_WR_FLAGS, wr.flags());
         // imm_data is big-endian on the wire; the API speaks host values
         requests.set(JAVA_INT, at + SEND_WR_IMM_DATA, Integer.reverseBytes(wr.immediateData()));
-        for (int i = 0; i < wr.sgeCount(); i++) {
-            writeSge(sges, sgeAt + i * SGE_SIZE, wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+        if (wr.hasFlag(SendFlag.INLINE)) {
+            long inlineAt = (long) index * maxInlineData;
+            for (int i = 0; i < wr.sgeCount(); i++) {
+                wr.copySge(i, inlineData, inlineAt, "ibv_post_send");
+                writeSge(sges, sgeAt + i * SGE_SIZE, inlineData.address() + inlineAt, wr.sgeLength(i), 0);
+                inlineAt += wr.sgeLength(i);
+            }
+        } else {
+            for (int i = 0; i < wr.sgeCount(); i++) {
+                writeSge(sges, sgeAt + i * SGE_SIZE, wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+            }
         }
         SendOpcode opcode = wr.opcode();
         if (opcode.isAtomic()) {

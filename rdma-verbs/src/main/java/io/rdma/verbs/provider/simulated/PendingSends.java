@@ -109,15 +109,21 @@ final class PendingSends {
         if (inline) {
             long offset = inlineOffset(slot);
             for (int i = 0; i < wr.sgeCount(); i++) {
-                int length = wr.sgeLength(i);
-                // Inline data is not registered memory: it is read straight from the caller's address.
-                MemorySegment.copy(MemorySegment.ofAddress(wr.sgeAddress(i)).reinterpret(length), 0, inlineData,
-                        offset, length);
-                offset += length;
+                // Inline data is not registered memory: it is read through the caller's segment.
+                wr.copySge(i, inlineData, offset, "ibv_post_send");
+                offset += wr.sgeLength(i);
             }
             inlineLengths[slot] = (int) (offset - inlineOffset(slot));
         }
         count++;
+    }
+
+    /** Forgets the newest {@code dropped} WRs, added by a post that then failed: a post is all or nothing. */
+    void removeNewest(int dropped) {
+        for (int i = 0; i < dropped; i++) {
+            count--;
+            addressHandles[(head + count) % capacity] = null;
+        }
     }
 
     void removeHead() {

@@ -344,32 +344,37 @@ final class SimulatedQp implements QpHandle {
         PublishBatch completions = PublishBatch.open();
         sendLock.lock();
         try {
-            for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                QueuePairState current = state;
-                if (current != QueuePairState.RTS && current != QueuePairState.ERR) {
-                    throw new VerbsException("ibv_post_send", Errno.EINVAL, "QP 0x" + Integer.toHexString(qpNumber)
-                            + " is in " + current + "; sends need RTS", "finish the RESET -> INIT -> RTR -> RTS walk "
-                            + "(QueuePair.connect) before posting sends").withBadWorkRequest(wr.wrId());
-                }
-                SimulatedAh addressHandle = validate(wr);
-                if (pending.isFull()) {
-                    throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the send queue holds its maximum of "
-                            + capabilities.maxSendWr() + " WRs", null).withBadWorkRequest(wr.wrId());
-                }
-                pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
-                if (current == QueuePairState.ERR) {
-                    flushPendingSends();
-                }
-            }
-        } finally {
-            // The whole chain runs at once, as a doorbell starts the device on everything posted;
-            // WRs accepted before a refused one still go.
+            QueuePairState current = state;
+            int added = 0;
             try {
-                progress();
-            } finally {
-                sendLock.unlock();
-                completions.close();
+                for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
+                    if (current != QueuePairState.RTS && current != QueuePairState.ERR) {
+                        throw new VerbsException("ibv_post_send", Errno.EINVAL, "QP 0x"
+                                + Integer.toHexString(qpNumber) + " is in " + current + "; sends need RTS",
+                                "finish the RESET -> INIT -> RTR -> RTS walk (QueuePair.connect) before posting sends")
+                                .withBadWorkRequest(wr.wrId());
+                    }
+                    SimulatedAh addressHandle = validate(wr);
+                    if (pending.isFull()) {
+                        throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the send queue holds its maximum of "
+                                + capabilities.maxSendWr() + " WRs", null).withBadWorkRequest(wr.wrId());
+                    }
+                    pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
+                    added++;
+                }
+            } catch (RuntimeException | Error refused) {
+                // Nothing of a refused chain runs: its doorbell was never rung.
+                pending.removeNewest(added);
+                throw refused;
             }
+            if (current == QueuePairState.ERR) {
+                flushPendingSends();
+            }
+            // The whole chain runs at once, as a doorbell starts the device on everything posted.
+            progress();
+        } finally {
+            sendLock.unlock();
+            completions.close();
         }
     }
 
