@@ -332,7 +332,7 @@ final class SimulatedQp implements QpHandle {
         while (!receiveQueue.isEmpty()) {
             long wrId = receiveQueue.headWrId();
             receiveQueue.consumeHead();
-            recvCq.push(wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, qpNumber, 0, 0, false);
+            completeInto(recvCq, wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
             count(CompletionCounterOp.RECV, true);
         }
     }
@@ -801,7 +801,7 @@ final class SimulatedQp implements QpHandle {
     private CompletionStatus failHeadReceive(ReceiveQueue queue, CompletionStatus status) {
         long wrId = queue.headWrId();
         queue.consumeHead();
-        recvCq.push(wrId, status, CompletionOpcode.RECV, 0, 0, 0, qpNumber, 0, 0, false);
+        completeInto(recvCq, wrId, status, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
         count(CompletionCounterOp.RECV, true);
         return status;
     }
@@ -811,7 +811,7 @@ final class SimulatedQp implements QpHandle {
                                  CompletionCounterOp counted) {
         long wrId = queue.headWrId();
         queue.consumeHead();
-        recvCq.push(wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags, qpNumber,
+        completeInto(recvCq, wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags,
                 sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED) != 0);
         count(counted, false);
     }
@@ -846,12 +846,26 @@ final class SimulatedQp implements QpHandle {
         return true;
     }
 
+    /**
+     * Writes a completion of this QP into {@code cq}. A completion lost to an overrun of the CQ
+     * puts this QP in ERR with {@code IBV_EVENT_QP_FATAL} (IBA 11.6.3: a CQ overrun is a
+     * catastrophic error of every work queue that goes on completing into it).
+     */
+    private void completeInto(SimulatedCq cq, long wrId, CompletionStatus status, CompletionOpcode opcode,
+                              int length, int immediate, int completionFlags, int sourceQp, int sourceLid,
+                              boolean solicited) {
+        if (!cq.push(wrId, status, opcode, length, immediate, completionFlags, qpNumber, sourceQp, sourceLid,
+                solicited)) {
+            failFromFabric(AsyncEventType.QP_FATAL);
+        }
+    }
+
     /** Completes the head WR: a CQE when signaled (errors always are), the counter, the slot freed. */
     private Outcome complete(int slot, CompletionStatus status, long length) {
         SendOpcode opcode = pending.opcodes[slot];
         boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED) != 0 || !status.isSuccess();
         if (signaled) {
-            sendCq.push(pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, qpNumber, 0, 0,
+            completeInto(sendCq, pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, 0, 0,
                     false);
         }
         CompletionCounterOp counted = counterOp(opcode);
