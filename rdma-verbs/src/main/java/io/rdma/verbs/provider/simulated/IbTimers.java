@@ -1,8 +1,9 @@
 package io.rdma.verbs.provider.simulated;
 
 /**
- * The IB encodings of the two transport timers. The manual's "selected values" table for
- * {@code min_rnr_timer} is abbreviated; these are the InfiniBand specification's values.
+ * The IB encodings of the two transport timers. These are the InfiniBand specification's
+ * {@code min_rnr_timer} values; the manual's "selected values" table is wrong at 12, 14 and 20
+ * (docs/simulated-fabric.md, "Transport timers").
  */
 final class IbTimers {
 

@@ -19,7 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the poller, one at a time as the API guarantees, reads without it through
  * {@link RingCursors}, so a poller never waits on a producer. A completion
  * arriving while the ring is full is an overrun (manual §5.2): the CQ enters error,
- * {@code IBV_EVENT_CQ_ERR} is raised and polling fails from then on.
+ * {@code IBV_EVENT_CQ_ERR} is raised and polling fails from then on, and every QP whose
+ * completion is lost to it enters ERR ({@code IBV_EVENT_QP_FATAL}, raised by the QP).
  */
 final class SimulatedCq implements CqHandle {
 
@@ -65,20 +66,21 @@ final class SimulatedCq implements CqHandle {
     /**
      * Writes one completion; {@code solicited} wakes a CQ armed for solicited completions only.
      * It becomes visible to pollers now, or at the end of the post in progress on this thread
-     * ({@link PublishBatch}).
+     * ({@link PublishBatch}). Returns false when the completion is lost to an overrun, now or
+     * earlier: the QP that produced it must then enter ERR.
      */
-    void push(long wrId, CompletionStatus status, CompletionOpcode opcode, int byteLength, int immediate,
+    boolean push(long wrId, CompletionStatus status, CompletionOpcode opcode, int byteLength, int immediate,
               int completionFlags, int qpNumber, int sourceQp, int sourceLid, boolean solicited) {
         pushLock.lock();
         try {
             if (overrun) {
-                return;
+                return false;
             }
             long written = cursors.written();
             if (!cursors.hasRoom(written)) {
                 overrun = true;
                 context.raise(AsyncEventType.CQ_ERR, this, 0);
-                return;
+                return false;
             }
             int base = (int) (written % cursors.capacity()) * STRIDE;
             entries[base] = wrId;
@@ -97,6 +99,7 @@ final class SimulatedCq implements CqHandle {
         if (!PublishBatch.defer(this)) {
             publish();
         }
+        return true;
     }
 
     /** Makes every written completion visible, then signals the channel if the CQ is armed for them. */

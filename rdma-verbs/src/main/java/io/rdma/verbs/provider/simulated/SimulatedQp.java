@@ -48,6 +48,8 @@ final class SimulatedQp implements QpHandle {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int GRH_BYTES = 40;
     private static final int RAW_FRAME_OVERHEAD = 64;
+    /** PSNs are 24-bit and wrap (IBA 9.7.1). */
+    private static final int PSN_MASK = 0xFFFFFF;
 
     static {
         try {
@@ -91,7 +93,12 @@ final class SimulatedQp implements QpHandle {
     private int qkey;
     private Mtu pathMtu = Mtu.MTU_1024;
     private int destQpNumber;
-    private int receivePsn;
+    /**
+     * The PSN this responder expects next. Set at RTR by this QP; advanced by the connected
+     * requester, under its send lock, as it delivers (the only writer while connected).
+     */
+    private volatile int receivePsn;
+    /** The PSN of this requester's next request packet. */
     private int sendPsn;
     private AddressVector addressVector;
     private SimulatedPort remotePort;
@@ -243,10 +250,10 @@ final class SimulatedQp implements QpHandle {
             destQpNumber = attributes.destQpNumber();
         }
         if (attributes.receivePsn() != null) {
-            receivePsn = attributes.receivePsn() & 0xFFFFFF;
+            receivePsn = attributes.receivePsn() & PSN_MASK;
         }
         if (attributes.sendPsn() != null) {
-            sendPsn = attributes.sendPsn() & 0xFFFFFF;
+            sendPsn = attributes.sendPsn() & PSN_MASK;
         }
         if (attributes.minRnrTimer() != null) {
             minRnrTimer = attributes.minRnrTimer();
@@ -332,7 +339,7 @@ final class SimulatedQp implements QpHandle {
         while (!receiveQueue.isEmpty()) {
             long wrId = receiveQueue.headWrId();
             receiveQueue.consumeHead();
-            recvCq.push(wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, qpNumber, 0, 0, false);
+            completeInto(recvCq, wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
             count(CompletionCounterOp.RECV, true);
         }
     }
@@ -489,16 +496,58 @@ final class SimulatedQp implements QpHandle {
                 && peer.acceptsIncoming() && peer.isConnectedTo(this);
         int requestPackets = resultsLandLocally ? 1 : packets(length, pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
-        if (!reachable || !port.carries(remotePort)) {
+        // A packet longer than the receiving port's MTU is dropped by the link, so RC times out
+        // (manual §13.2: RETRY_EXC_ERR when the MTU is not consistent).
+        boolean fitsTheLink = requestBytes == 0 || Math.min(length, pathMtu.bytes()) <= remotePort.activeMtuBytes();
+        if (!reachable || !fitsTheLink || !port.carries(remotePort)) {
             return lost(slot);
         }
         tally.add(port, remotePort, requestPackets, requestBytes);
-        return switch (opcode) {
+        if (type == QueuePairType.RC && peer.receivePsn != sendPsn) {
+            // Out of sequence (class B): the responder NAKs once with its own expected PSN, which
+            // this requester never sent, and drops the retries; only the ACK timer ends the wait.
+            return lost(slot);
+        }
+        if (requestBytes > 0 && !peer.segmentsFit(length, pathMtu)) {
+            return invalidLength(slot, peer);
+        }
+        Outcome outcome = switch (opcode) {
             case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
             case RDMA_READ -> performRead(slot, peer, length);
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
         };
+        if (type == QueuePairType.RC && outcome == Outcome.DONE && state == QueuePairState.RTS) {
+            // The responder took the request. A read takes one PSN per response packet (IBA
+            // 9.7.1), an atomic one; a request that waits (RNR, ACK timeout) is sent again with
+            // the same PSNs, and one that failed leaves both QPs to be reset anyway.
+            int sequenceNumbers = opcode.isAtomic() ? 1 : packets(length, pathMtu.bytes());
+            sendPsn = (sendPsn + sequenceNumbers) & PSN_MASK;
+            peer.receivePsn = sendPsn;
+        }
+        return outcome;
+    }
+
+    /**
+     * The responder's length check of a request's packets against its own path MTU (IBA C9-92,
+     * rxe's {@code check_length}): a first or middle packet carries exactly the path MTU, an
+     * only or last packet at most that. The requester cut {@code length} bytes at {@code sentMtu}.
+     */
+    private boolean segmentsFit(long length, Mtu sentMtu) {
+        return sentMtu == pathMtu || length <= Math.min(sentMtu.bytes(), pathMtu.bytes());
+    }
+
+    /**
+     * A request whose packets fail the responder's length check: on RC an invalid request
+     * (class C: NAK, the responder enters ERR with {@code IBV_EVENT_QP_REQ_ERR}, the requester's WR
+     * fails with REM_INV_REQ_ERR); on UC the responder drops the message (class D).
+     */
+    private Outcome invalidLength(int slot, SimulatedQp peer) {
+        if (type != QueuePairType.RC) {
+            return complete(slot, CompletionStatus.SUCCESS, 0);
+        }
+        peer.failFromFabric(AsyncEventType.QP_REQ_ERR);
+        return failLocally(slot, CompletionStatus.REM_INV_REQ_ERR);
     }
 
     /** The request never reached a responder: RC re-tries on the ACK timer, UC simply lost it. */
@@ -801,7 +850,7 @@ final class SimulatedQp implements QpHandle {
     private CompletionStatus failHeadReceive(ReceiveQueue queue, CompletionStatus status) {
         long wrId = queue.headWrId();
         queue.consumeHead();
-        recvCq.push(wrId, status, CompletionOpcode.RECV, 0, 0, 0, qpNumber, 0, 0, false);
+        completeInto(recvCq, wrId, status, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
         count(CompletionCounterOp.RECV, true);
         return status;
     }
@@ -811,7 +860,7 @@ final class SimulatedQp implements QpHandle {
                                  CompletionCounterOp counted) {
         long wrId = queue.headWrId();
         queue.consumeHead();
-        recvCq.push(wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags, qpNumber,
+        completeInto(recvCq, wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags,
                 sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED) != 0);
         count(counted, false);
     }
@@ -846,12 +895,26 @@ final class SimulatedQp implements QpHandle {
         return true;
     }
 
+    /**
+     * Writes a completion of this QP into {@code cq}. A completion lost to an overrun of the CQ
+     * puts this QP in ERR with {@code IBV_EVENT_QP_FATAL} (IBA 11.6.3: a CQ overrun is a
+     * catastrophic error of every work queue that goes on completing into it).
+     */
+    private void completeInto(SimulatedCq cq, long wrId, CompletionStatus status, CompletionOpcode opcode,
+                              int length, int immediate, int completionFlags, int sourceQp, int sourceLid,
+                              boolean solicited) {
+        if (!cq.push(wrId, status, opcode, length, immediate, completionFlags, qpNumber, sourceQp, sourceLid,
+                solicited)) {
+            failFromFabric(AsyncEventType.QP_FATAL);
+        }
+    }
+
     /** Completes the head WR: a CQE when signaled (errors always are), the counter, the slot freed. */
     private Outcome complete(int slot, CompletionStatus status, long length) {
         SendOpcode opcode = pending.opcodes[slot];
         boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED) != 0 || !status.isSuccess();
         if (signaled) {
-            sendCq.push(pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, qpNumber, 0, 0,
+            completeInto(sendCq, pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, 0, 0,
                     false);
         }
         CompletionCounterOp counted = counterOp(opcode);
