@@ -75,6 +75,7 @@ public final class Verbs implements AutoCloseable {
                     "use provider 'auto' to fall back to the simulated fabric, or install rdma-core and an RDMA device");
         }
         String reason = "provider '" + kind.providerName() + "' was requested; " + availability.reason();
+        LOG.log(System.Logger.Level.INFO, reason);
         return new Verbs(provider.name(), reason, provider.open(specs));
     }
 
