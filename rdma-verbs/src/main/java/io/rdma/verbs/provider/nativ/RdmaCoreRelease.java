@@ -28,7 +28,7 @@ record RdmaCoreRelease(String version, int major, Path libibverbs, Path librdmac
      * update of a release (44.1, 44.2 ...) is accepted with it: rdma-core's stable branches
      * take fixes only, never an ABI change.
      */
-    static final SortedSet<Integer> VERIFIED_MAJORS = new TreeSet<>(List.of(44));
+    static final SortedSet<Integer> VERIFIED_MAJORS = new TreeSet<>(List.of(44, 56));
 
     private static final Pattern LIBRARY_FILE = Pattern.compile("lib(ibverbs|rdmacm)\\.so\\.1\\.\\d+\\.((\\d+)\\.\\d+)");
 
