@@ -75,19 +75,24 @@ public final class Verbs implements AutoCloseable {
                     "use provider 'auto' to fall back to the simulated fabric, or install rdma-core and an RDMA device");
         }
         String reason = "provider '" + kind.providerName() + "' was requested; " + availability.reason();
+        LOG.log(System.Logger.Level.INFO, reason);
         return new Verbs(provider.name(), reason, provider.open(specs));
     }
 
     private static Verbs openAuto(List<DeviceSpec> specs) {
         Optional<VerbsProvider> nativeProvider = find(ProviderKind.NATIVE.providerName());
-        String nativeState = nativeProvider.map(p -> p.availability())
-                .map(a -> a.available() && a.deviceCount() > 0 ? null : a.reason())
-                .orElse("no native provider on the class path");
-        if (nativeState == null) {
-            VerbsProvider provider = nativeProvider.orElseThrow();
-            String reason = "auto: native provider selected: " + provider.availability().reason();
-            LOG.log(System.Logger.Level.INFO, reason);
-            return new Verbs(provider.name(), reason, provider.open(specs));
+        String nativeState;
+        if (nativeProvider.isPresent()) {
+            VerbsProvider provider = nativeProvider.get();
+            ProviderAvailability availability = provider.availability();
+            if (availability.available() && availability.deviceCount() > 0) {
+                String reason = "auto: native provider selected: " + availability.reason();
+                LOG.log(System.Logger.Level.INFO, reason);
+                return new Verbs(provider.name(), reason, provider.open(specs));
+            }
+            nativeState = availability.reason();
+        } else {
+            nativeState = "no native provider on the class path";
         }
         VerbsProvider simulated = find(ProviderKind.SIMULATED.providerName()).orElseThrow(() -> new VerbsException(
                 "ibv_get_device_list", Errno.ENODEV, "no native device (" + nativeState + ") and no simulated provider",

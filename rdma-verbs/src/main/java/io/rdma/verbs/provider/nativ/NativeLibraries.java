@@ -1,5 +1,9 @@
 package io.rdma.verbs.provider.nativ;
 
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.VerbsException;
+
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.util.Optional;
@@ -28,6 +32,29 @@ final class NativeLibraries {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Loads libibverbs and librdmacm and tells their rdma-core release.
+     *
+     * @throws VerbsException naming what was found and what to do, when either library cannot be
+     *         loaded or the release is not one the provider was verified against
+     */
+    static RdmaCoreRelease loadVerified() {
+        String missing = missing().orElse(null);
+        if (missing != null) {
+            throw new VerbsException("dlopen", Errno.ENOENT, missing, null);
+        }
+        RdmaCoreRelease release;
+        try {
+            release = RdmaCoreRelease.loaded();
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw new VerbsException("dlopen", Errno.ENOENT, e.getMessage(), null);
+        }
+        if (!release.verified()) {
+            throw new VerbsException("dlopen", Errno.EOPNOTSUPP, release.refusal(), null);
+        }
+        return release;
     }
 
     /** A symbol of libibverbs that newer rdma-core releases export and older ones lack. */

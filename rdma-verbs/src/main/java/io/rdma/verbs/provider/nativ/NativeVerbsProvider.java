@@ -7,11 +7,11 @@ import io.rdma.verbs.spi.ProviderSession;
 import io.rdma.verbs.spi.VerbsProvider;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The {@code native} provider: libibverbs and librdmacm through FFM. Unavailable without
- * the rdma-core runtime; available with zero devices (and the reason) on a kernel without
+ * the rdma-core runtime or with an rdma-core release it was not verified against
+ * ({@link RdmaCoreRelease}); available with zero devices (and the reason) on a kernel without
  * RDMA support, which makes {@code auto} fall back to the simulated fabric.
  */
 public final class NativeVerbsProvider implements VerbsProvider {
@@ -25,23 +25,24 @@ public final class NativeVerbsProvider implements VerbsProvider {
 
     @Override
     public ProviderAvailability availability() {
-        Optional<String> missing = NativeLibraries.missing();
-        if (missing.isPresent()) {
-            return ProviderAvailability.unavailable(missing.get());
-        }
-        try (DeviceList list = DeviceList.open()) {
-            if (list.devices().isEmpty()) {
-                return ProviderAvailability.available(0, list.emptyReason());
+        try {
+            RdmaCoreRelease release = NativeLibraries.loadVerified();
+            try (DeviceList list = DeviceList.open()) {
+                if (list.devices().isEmpty()) {
+                    return ProviderAvailability.available(0, release + ": " + list.emptyReason());
+                }
+                return ProviderAvailability.available(list.devices().size(), release + ": libibverbs lists "
+                        + list.devices().stream().map(DeviceList::name).toList());
             }
-            return ProviderAvailability.available(list.devices().size(), "libibverbs lists "
-                    + list.devices().stream().map(DeviceList::name).toList());
         } catch (VerbsException e) {
             return ProviderAvailability.unavailable(e.getMessage());
         }
     }
 
+    /** Refuses, as {@link #availability()} explains, an rdma-core that cannot be loaded or was not verified. */
     @Override
     public ProviderSession open(List<DeviceSpec> simulatedDevices) {
+        NativeLibraries.loadVerified();
         return new NativeSession(DeviceList.open());
     }
 }

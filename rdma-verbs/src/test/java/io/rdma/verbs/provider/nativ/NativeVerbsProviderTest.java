@@ -17,6 +17,11 @@ class NativeVerbsProviderTest {
 
     private final NativeVerbsProvider provider = new NativeVerbsProvider();
 
+    /** Whether the provider can load rdma-core here; {@link RdmaCoreReleaseTest} covers one it refuses. */
+    private static boolean verifiedRdmaCoreLoads() {
+        return NativeLibraries.missing().isEmpty() && RdmaCoreRelease.loaded().verified();
+    }
+
     @Test
     void isFoundByItsName() {
         assertThat(provider.name()).isEqualTo("native").isEqualTo(ProviderKind.NATIVE.providerName());
@@ -32,7 +37,7 @@ class NativeVerbsProviderTest {
 
     @Test
     void onAKernelWithoutRdmaSupportItListsNoDevicesAndSaysEnosys() {
-        assumeTrue(NativeLibraries.missing().isEmpty(), "rdma-core is not installed here");
+        assumeTrue(verifiedRdmaCoreLoads(), "no rdma-core, or one the provider was not verified against, is installed here");
         // libibverbs answers ENOSYS when the kernel has no uverbs ABI to offer
         assumeFalse(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel supports RDMA");
         ProviderAvailability availability = provider.availability();
@@ -47,7 +52,7 @@ class NativeVerbsProviderTest {
 
     @Test
     void withADeviceItCountsAndNamesIt() {
-        assumeTrue(NativeLibraries.missing().isEmpty(), "rdma-core is not installed here");
+        assumeTrue(verifiedRdmaCoreLoads(), "no rdma-core, or one the provider was not verified against, is installed here");
         assumeTrue(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel has no RDMA support");
         ProviderAvailability availability = provider.availability();
         assertThat(availability.available()).isTrue();
