@@ -1107,6 +1107,13 @@ public class RdmaProperties {
         /** Peers connected at once through 'queue-pair-template'; further requests wait in the backlog. */
         private int maxConnections = 16;
 
+        /**
+         * How long accepting one request may take, from the request to the connection being
+         * established (rdma_accept until RDMA_CM_EVENT_ESTABLISHED); a client that takes longer
+         * is dropped and tries again.
+         */
+        private Duration acceptTimeout = Duration.ofSeconds(5);
+
         public String getAddress() {
             return address;
         }
@@ -1153,6 +1160,14 @@ public class RdmaProperties {
 
         public void setMaxConnections(int maxConnections) {
             this.maxConnections = maxConnections;
+        }
+
+        public Duration getAcceptTimeout() {
+            return acceptTimeout;
+        }
+
+        public void setAcceptTimeout(Duration acceptTimeout) {
+            this.acceptTimeout = acceptTimeout;
         }
     }
 

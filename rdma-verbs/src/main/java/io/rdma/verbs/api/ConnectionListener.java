@@ -28,14 +28,27 @@ public final class ConnectionListener extends VerbsResource {
     }
 
     /**
-     * Waits up to {@code timeout} for a connection request, walks {@code qp} (RESET, same
-     * context) to RTS for it and accepts with {@code privateData}; empty on timeout.
+     * Waits up to {@code requestWait} for a connection request, walks {@code qp} (RESET, same
+     * context) to RTS for it, accepts with {@code privateData} and waits up to
+     * {@code handshakeTimeout} for the connection to be established; empty when no request came.
+     * The two are apart so that a loop may poll for requests briefly (to notice it should stop)
+     * while a request it got still has the time a slow fabric needs to complete the handshake.
+     *
+     * @throws VerbsException {@code rdma_accept} with {@code ETIMEDOUT} when the client did not
+     *                        establish the connection within {@code handshakeTimeout}
      */
+    public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration requestWait,
+                                       Duration handshakeTimeout) throws InterruptedException {
+        ensureOpen();
+        var accepted = handle.accept(manager.connectable(qp, "rdma_accept"), privateData.clone(),
+                requestWait.toNanos(), handshakeTimeout.toNanos());
+        return accepted == null ? Optional.empty() : Optional.of(manager.register(qp, accepted));
+    }
+
+    /** {@link #accept(QueuePair, byte[], Duration, Duration)} with {@code timeout} for the request and the handshake each. */
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {
-        ensureOpen();
-        var accepted = handle.accept(manager.connectable(qp, "rdma_accept"), privateData.clone(), timeout.toNanos());
-        return accepted == null ? Optional.empty() : Optional.of(manager.register(qp, accepted));
+        return accept(qp, privateData, timeout, timeout);
     }
 
     @Override

@@ -30,10 +30,12 @@ public interface ConnectionManagerHandle {
         InetSocketAddress localAddress();
 
         /**
-         * Waits for a connection request, moves {@code qp} to RTS for it and {@code rdma_accept}s it
-         * with {@code privateData}; null when {@code timeoutNanos} passed without a request.
+         * Waits up to {@code requestWaitNanos} for a connection request, moves {@code qp} to RTS for
+         * it, {@code rdma_accept}s it with {@code privateData} and waits up to {@code handshakeNanos}
+         * (counted from the request) for {@code RDMA_CM_EVENT_ESTABLISHED}; null when no request came.
          */
-        ConnectionHandle accept(QpHandle qp, byte[] privateData, long timeoutNanos) throws InterruptedException;
+        ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
+                throws InterruptedException;
 
         /** {@code rdma_destroy_id} of the listener. */
         void close();

@@ -32,7 +32,10 @@ final class AcceptingListener {
 
     private static final Log logger = LogFactory.getLog(AcceptingListener.class);
     private static final byte[] NO_PRIVATE_DATA = new byte[0];
-    /** How long one accept waits before the loop checks whether the application still runs. */
+    /**
+     * How long one accept waits for a request before the loop checks whether the application
+     * still runs; a request it got has the listener's accept-timeout to complete.
+     */
     private static final Duration ACCEPT_WAIT = Duration.ofMillis(200);
 
     /** An accepted peer: its connection and the queue pair it runs on. */
@@ -100,7 +103,8 @@ final class AcceptingListener {
                 boolean placed = false;
                 try {
                     spare = spare != null ? spare : freshQueuePair();
-                    Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT);
+                    Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
+                            plan.acceptTimeout());
                     if (accepted.isPresent()) {
                         admit(spare, accepted.get());
                         spare = null;

@@ -7,7 +7,6 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.VerbsException;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,6 +28,7 @@ final class OutboundConnection {
     private final OutboundPlan plan;
     private final QueuePair qp;
     private final ConnectionManager manager;
+    private final LoopbackRoute route;
     private final RdmaConnections hub;
     private final String memoryPool;
     private final AtomicBoolean recovering = new AtomicBoolean();
@@ -37,11 +37,12 @@ final class OutboundConnection {
     private volatile int attempts;
     private volatile String lastFailure;
 
-    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, RdmaConnections hub,
-                       String memoryPool) {
+    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
+                       RdmaConnections hub, String memoryPool) {
         this.plan = plan;
         this.qp = qp;
         this.manager = manager;
+        this.route = route;
         this.hub = hub;
         this.memoryPool = memoryPool;
     }
@@ -114,7 +115,7 @@ final class OutboundConnection {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
             }
-            InetSocketAddress remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
+            InetSocketAddress remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
             connection = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();

@@ -13,6 +13,7 @@ import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.VerbsException;
 
@@ -136,6 +137,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         running = true;
         ConnectionPlan plan = fabric.connections();
         Map<String, ConnectionManager> managers = new LinkedHashMap<>();
+        boolean simulated = fabric.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
         try {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
@@ -150,7 +152,9 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         connectionPlan.property());
                 QueuePair qp = fabric.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
                         .orElseThrow();
-                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, this,
+                LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
+                        connectionPlan.name(), connectionPlan.property() + ".host");
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, this,
                         fabric.queuePairAddress(connectionPlan.queuePair()).memoryPool());
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
@@ -168,8 +172,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         if (existing != null) {
             return existing;
         }
-        DeviceContext context = fabric.resource(device).map(managed -> (DeviceContext) managed.resource())
-                .orElseThrow();
+        DeviceContext context = deviceContext(device);
         try {
             ConnectionManager manager = ConnectionManager.of(context);
             managers.put(device, manager);
@@ -180,6 +183,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         } catch (VerbsException e) {
             throw new RdmaConnectionException(connection, property, "on device '" + device + "'", 1, e);
         }
+    }
+
+    private DeviceContext deviceContext(String device) {
+        return fabric.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
     }
 
     private void onAsyncEvent(AsyncEvent event) {

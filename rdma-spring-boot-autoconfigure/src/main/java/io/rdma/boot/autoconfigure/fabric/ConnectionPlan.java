@@ -27,7 +27,8 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
      * declared QP) and {@code queuePairTemplate} (a QP per peer) is set.
      */
     public record ListenerPlan(String name, String property, String device, InetAddress address, int port,
-                               int backlog, String queuePair, String queuePairTemplate, int maxConnections) {
+                               int backlog, String queuePair, String queuePairTemplate, int maxConnections,
+                               Duration acceptTimeout) {
 
         /** The QP or template every accepted connection runs on. */
         public String queuePairSource() {
@@ -109,8 +110,9 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         inRange(listener.getPort(), 0, 65535, property + ".port", "0 (the connection manager chooses) to 65535");
         FabricPlan.positive(listener.getBacklog(), property + ".backlog");
         FabricPlan.positive(listener.getMaxConnections(), property + ".max-connections");
+        positive(listener.getAcceptTimeout(), property + ".accept-timeout");
         return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : template), address, listener.getPort(),
-                listener.getBacklog(), qp, template, listener.getMaxConnections());
+                listener.getBacklog(), qp, template, listener.getMaxConnections(), listener.getAcceptTimeout());
     }
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
@@ -123,10 +125,7 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
                             + " resolving to it.");
         }
         inRange(connection.getPort(), 1, 65535, property + ".port", "1 to 65535");
-        if (connection.getTimeout().isNegative() || connection.getTimeout().isZero()) {
-            throw new InvalidRdmaConfigurationException(property + ".timeout", "the timeout "
-                    + connection.getTimeout() + " is not positive", "Set a timeout such as 5s.");
-        }
+        positive(connection.getTimeout(), property + ".timeout");
         FabricPlan.notNegative(connection.getRetries(), property + ".retries");
         RdmaProperties.Backoff backoff = connection.getBackoff();
         if (backoff.getInitial().isNegative()) {
@@ -158,6 +157,13 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
                     + "; ud queue pairs address each datagram instead.");
         }
         return resolved;
+    }
+
+    private static void positive(Duration timeout, String property) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new InvalidRdmaConfigurationException(property, "the timeout " + timeout + " is not positive",
+                    "Set a timeout such as 5s.");
+        }
     }
 
     private static InetAddress ipLiteral(String address, String property) {

@@ -15,6 +15,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -96,7 +98,10 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
         running = true;
     }
 
-    /** For each peer the listener accepts, a container on the peer's queue pair, sharing the template's pool. */
+    /**
+     * For each peer the listener accepts, a container on the peer's queue pair, sharing the
+     * template's pool; stopped when the peer goes, so its posted buffers return to the pool.
+     */
     private ConnectionObserver peerReceiver(RdmaFabric rdma, RdmaConnections declared, Listener listener,
                                             Function<ReceivedMessage, byte[]> handler) {
         ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
@@ -106,8 +111,24 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
                         + " names connection listener '" + listener.connectionListener() + "', which is not declared"
                         + " under rdma.connections.listeners with a queue-pair-template"));
         MemoryPool pool = pool(rdma, listener, plan.queuePairTemplate());
-        return (ConnectedQueuePair peer) -> new ReceiveContainer(peer.name(), peer.queuePair(), pool,
-                plan.maxConnections(), handler, template.getObject(), executor, router.getObject()).start();
+        Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
+        return new ConnectionObserver() {
+            @Override
+            public void connected(ConnectedQueuePair peer) {
+                ReceiveContainer container = new ReceiveContainer(peer.name(), peer.queuePair(), pool,
+                        plan.maxConnections(), handler, template.getObject(), executor, router.getObject());
+                containers.put(peer.name(), container);
+                container.start();
+            }
+
+            @Override
+            public void disconnected(ConnectedQueuePair peer) {
+                ReceiveContainer container = containers.remove(peer.name());
+                if (container != null) {
+                    container.stop();
+                }
+            }
+        };
     }
 
     private static MemoryPool pool(RdmaFabric rdma, Listener listener, String queuePair) {

@@ -19,10 +19,13 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Keeps one queue pair's receive queue filled and hands each received message to its handler:
- * receives are posted with the pool buffer's index as wr_id; a completion copies the payload
- * out, posts the same buffer again at once (so the queue never runs dry while a handler runs)
- * and runs the handler on a virtual thread. Flushed receives return their buffers. As the
- * observer of a declared connection it fills the queue each time the connection comes up.
+ * receives are posted with the pool buffer's index (and the container's generation) as wr_id; a
+ * completion copies the payload out, posts the same buffer again at once (so the queue never
+ * runs dry while a handler runs) and runs the handler on a virtual thread. Flushed receives
+ * return their buffers. As the observer of a declared connection it fills the queue each time
+ * the connection comes up, and when it goes it returns every buffer still posted: a QP reset or
+ * destroyed does not complete its posted receives (on Soft-RoCE not even with a flush), and
+ * without this the pool would lose a queue's worth of buffers per reconnect or peer.
  */
 final class ReceiveContainer implements ConnectionObserver {
 
@@ -36,6 +39,13 @@ final class ReceiveContainer implements ConnectionObserver {
     private final RdmaTemplate template;
     private final ExecutorService executor;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest();
+    /** By pool buffer index: posted to the QP since the last start, and not completed yet; guarded by this. */
+    private final boolean[] posted;
+    /**
+     * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
+     * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
+     */
+    private int generation;
 
     /**
      * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
@@ -52,38 +62,73 @@ final class ReceiveContainer implements ConnectionObserver {
         this.handler = handler;
         this.template = template;
         this.executor = executor;
+        this.posted = new boolean[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
-    /** The connection's reset emptied the receive queue, and its flush returned the buffers: fill it again. */
+    /** The connection's reset emptied the receive queue, and {@link #disconnected} returned the buffers: fill it again. */
     @Override
     public void connected(ConnectedQueuePair connection) {
         start();
     }
 
+    /** The QP was flushed and is about to be reset or closed: its receives will not complete. */
+    @Override
+    public void disconnected(ConnectedQueuePair connection) {
+        stop();
+    }
+
     /** Fills the receive queue; the QP must be past RESET (connected, or at least INIT). */
     void start() {
         for (int i = 0; i < depth; i++) {
-            post(pool.lease());
+            PooledBuffer buffer = pool.lease();
+            synchronized (this) {
+                post(buffer);
+            }
         }
     }
 
+    /** Returns every buffer still posted to the pool; completions of what was posted before are ignored from now on. */
+    synchronized void stop() {
+        generation++;
+        for (int index = 0; index < posted.length; index++) {
+            if (posted[index]) {
+                posted[index] = false;
+                pool.buffer(index).close();
+            }
+        }
+    }
+
+    /** Posts {@code buffer} under this generation; a buffer that could not be posted goes back to the pool. */
     private void post(PooledBuffer buffer) {
-        synchronized (request) {
-            qp.postReceive(request.wrId(buffer.index()).sge(buffer));
+        try {
+            qp.postReceive(request.wrId((long) generation << 32 | buffer.index()).sge(buffer));
+            posted[buffer.index()] = true;
+        } catch (RuntimeException e) {
+            posted[buffer.index()] = false;
+            buffer.close();
+            throw e;
         }
     }
 
     private void received(WorkCompletion completion) {
-        PooledBuffer buffer = pool.buffer((int) completion.wrId());
-        if (!completion.isSuccess()) {
-            buffer.close();
-            return;
+        ReceivedMessage message;
+        synchronized (this) {
+            int index = (int) completion.wrId();
+            if ((int) (completion.wrId() >>> 32) != generation || !posted[index]) {
+                return; // posted before the last stop, which returned its buffer
+            }
+            PooledBuffer buffer = pool.buffer(index);
+            if (!completion.isSuccess()) {
+                posted[index] = false;
+                buffer.close();
+                return;
+            }
+            message = new ReceivedMessage(name,
+                    buffer.segment().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE),
+                    completion.hasImmediateData(), completion.immediateData());
+            post(buffer);
         }
-        ReceivedMessage message = new ReceivedMessage(name,
-                buffer.segment().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE),
-                completion.hasImmediateData(), completion.immediateData());
-        post(buffer);
         executor.execute(() -> handle(message));
     }
 

@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.template;
 
 import io.rdma.boot.autoconfigure.completion.CompletionRouter;
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
@@ -109,6 +110,21 @@ final class QueuePairOperations {
                     + "-byte buffers of the memory pool of queue pair '" + name + "'");
         }
         buffer.segment().copyFrom(MemorySegment.ofArray(data));
+    }
+
+    /**
+     * The QP is about to be destroyed: operations still in flight fail as flushed and return
+     * their buffers, since a destroyed QP need not complete them (Soft-RoCE does not flush them).
+     */
+    void abandon() {
+        for (Long wrId : inFlight.keySet()) {
+            InFlight operation = inFlight.remove(wrId);
+            if (operation != null) {
+                operation.buffer().close();
+                operation.result().completeExceptionally(new RdmaOperationException(operation.operation(), name,
+                        CompletionStatus.WR_FLUSH_ERR, 0));
+            }
+        }
     }
 
     private void completed(WorkCompletion completion) {

@@ -72,9 +72,12 @@ public class RdmaTemplate {
         operations.put(name, new QueuePairOperations(name, qp, pool, router));
     }
 
-    /** Forgets a queue pair bound with {@link #bind} before it is closed. */
+    /** Forgets a queue pair bound with {@link #bind} before it is closed; what is still in flight on it fails. */
     public void unbind(String name) {
-        operations.remove(name);
+        QueuePairOperations removed = operations.remove(name);
+        if (removed != null) {
+            removed.abandon();
+        }
     }
 
     private QueuePairOperations on(String queuePair) {

@@ -9,12 +9,22 @@ import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.boot.autoconfigure.listener.RdmaListener;
 import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
 import io.rdma.boot.autoconfigure.template.RdmaTemplate;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.QueuePairCapabilities;
+import io.rdma.verbs.api.QueuePairOptions;
+import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
 
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Comparator;
@@ -111,6 +121,50 @@ class RdmaConnectionsTests {
                     assertThat(connections.listeners()).filteredOn(listener -> listener.name().equals("spare"))
                             .singleElement().satisfies(spare -> assertThat(spare.boundAddress()).endsWith(":" + chosen));
                 });
+    }
+
+    /**
+     * Each peer that comes and goes must give back the receive buffers its queue pair had
+     * posted, flushed or not (a destroyed QP on Soft-RoCE completes none of them): more peers in
+     * turn than the pool could serve at once are accepted, answered and dropped, and the pool ends
+     * where it began.
+     */
+    @Test
+    void peersThatComeAndGoGiveTheirReceiveBuffersBackToThePool() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    await().atMost(Duration.ofSeconds(30)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1);
+                    MemoryPool pool = context.getBean("buffers", MemoryPool.class);
+                    int leasedWithOnePeer = pool.leasedCount();
+                    ConnectionManager manager = ConnectionManager.of(context.getBean(FabricRunner.DEVICE,
+                            DeviceContext.class));
+                    ProtectionDomain pd = context.getBean("pd0", ProtectionDomain.class);
+                    CompletionQueue cq = context.getBean("cq0", CompletionQueue.class);
+                    InetSocketAddress listener = new InetSocketAddress(FabricRunner.PEER_ADDRESS, 7471);
+                    // each peer holds pool.capacity() / (2 * max-connections) buffers while connected
+                    int peers = 3 * 2 * 4;
+                    for (int peer = 1; peer <= peers; peer++) {
+                        try (QueuePair qp = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq,
+                                QueuePairCapabilities.of(8, 8)))) {
+                            Connection connection = manager.connect(listener, qp, new byte[0], Duration.ofSeconds(30));
+                            await().atMost(Duration.ofSeconds(30)).until(() ->
+                                    connections.listeners().getFirst().peers().size() == 2);
+                            connection.close();
+                        }
+                        int dropped = peer;
+                        await("peer " + dropped + " let go").atMost(Duration.ofSeconds(30)).until(() ->
+                                connections.listeners().getFirst().peers().size() == 1);
+                        await("buffers back after peer " + dropped).atMost(Duration.ofSeconds(30))
+                                .until(() -> pool.leasedCount() == leasedWithOnePeer);
+                    }
+                    assertThat(roundTrip(context.getBean(RdmaTemplate.class), context.getBean(Replies.class),
+                            "still served")).isEqualTo("STILL SERVED");
+                });
+        FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
 
     /** Simulated only: the client QP fails by fault injection. */

@@ -173,13 +173,13 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
 
         @Override
-        public ConnectionHandle accept(QpHandle qp, byte[] privateData, long timeoutNanos)
+        public ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
                 throws InterruptedException {
             checkPrivateData(privateData, "rdma_accept");
-            long deadline = System.nanoTime() + timeoutNanos;
+            long requestDeadline = System.nanoTime() + requestWaitNanos;
             CmId.Event request;
             do {
-                request = id.next(deadline);
+                request = id.next(requestDeadline);
                 if (request == null) {
                     return null;
                 }
@@ -187,6 +187,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
                     throw NativeErrors.failure("rdma_listen", Errno.ENODEV.code(), "listening on " + localAddress);
                 }
             } while (request.type() != rdma_h.RDMA_CM_EVENT_CONNECT_REQUEST());
+            long deadline = System.nanoTime() + handshakeNanos;
             CmId child = CmId.adopt(request.id());
             String detail = "request from " + child.destinationAddress() + " on " + localAddress;
             try (Arena arena = Arena.ofConfined()) {

@@ -219,15 +219,17 @@ final class SimulatedConnectionManager {
         }
 
         @Override
-        public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long timeoutNanos)
-                throws InterruptedException {
+        public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long requestWaitNanos,
+                                       long handshakeNanos) throws InterruptedException {
             SimulatedQp qp = (SimulatedQp) qpHandle;
-            long deadline = System.nanoTime() + timeoutNanos;
+            long requestDeadline = System.nanoTime() + requestWaitNanos;
             while (true) {
-                Request request = requests.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                Request request = requests.poll(Math.max(0, requestDeadline - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
                 if (request == null) {
                     return null;
                 }
+                long deadline = System.nanoTime() + handshakeNanos;
                 if (request.reply.isDone()) {
                     continue; // the client gave up waiting
                 }
@@ -242,7 +244,14 @@ final class SimulatedConnectionManager {
                 }
                 try {
                     reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (ExecutionException | TimeoutException | CancellationException e) {
+                } catch (TimeoutException e) {
+                    serverSide.disconnect();
+                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                    throw new VerbsException("rdma_accept", Errno.ETIMEDOUT, "the client at "
+                            + request.clientAddress + " did not establish the connection within "
+                            + TimeUnit.NANOSECONDS.toMillis(handshakeNanos) + " ms", "retry the accept, or give the"
+                            + " handshake more time");
+                } catch (ExecutionException | CancellationException e) {
                     serverSide.disconnect();
                     qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
                     throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
