@@ -8,12 +8,10 @@
 #
 # The sample runs unchanged, with its own `rdma.provider: auto` (checked to
 # pick the native provider), and these command-line overrides only:
-#   both: rdma.connections.outbound.echo-client.host, the sample's 127.0.0.1
-#     being unroutable for rdma_cm on RoCE (rdma_resolve_route: ENODEV, no
-#     netdev behind the loopback address)
-#   A (server): echo-client.host=$SERVER_IP, its own address; the shutdown
-#     endpoint exposed, so that B can end A once done
-#   B (client): echo-client.host=$SERVER_IP, A's address
+#   A (server): the shutdown endpoint exposed, so that B can end A once done;
+#     its echo-client keeps the sample's 127.0.0.1, which the starter connects
+#     to A's own RDMA address (loopback is not routable over RoCE)
+#   B (client): rdma.connections.outbound.echo-client.host=$SERVER_IP, A's address
 # B then, with curl, over the guests' own network:
 #   1. waits for A's /actuator/health UP, starts B, waits for B's (that
 #      includes B's outbound connection to A);
@@ -66,8 +64,7 @@ start_app() { # extra Spring arguments
 
 case $SOFTROCE_ROLE in
 server)
-  start_app --rdma.connections.outbound.echo-client.host="$SERVER_IP" \
-    --management.endpoints.web.exposure.include=health,rdma,prometheus,shutdown \
+  start_app --management.endpoints.web.exposure.include=health,rdma,prometheus,shutdown \
     --management.endpoint.shutdown.access=unrestricted
   await_health 127.0.0.1 || fail "A did not become healthy within ${wait_seconds}s"
   echo "sample: A healthy $(since "$t_start") s after java started; waiting for B to end it"
