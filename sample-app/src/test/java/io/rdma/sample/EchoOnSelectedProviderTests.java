@@ -3,6 +3,7 @@ package io.rdma.sample;
 import com.jayway.jsonpath.JsonPath;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -96,6 +97,9 @@ class EchoOnSelectedProviderTests {
             assertThat((String) device.get("nodeGuid")).as("nodeGuid").isEqualToIgnoringCase(expected.nodeGuid());
             assertThat((String) device.get("systemImageGuid")).as("systemImageGuid")
                     .isEqualToIgnoringCase(expected.systemImageGuid());
+            // a u64 (2^64-1 on rxe): the JSON number must be the unsigned value, never -1
+            assertThat(new BigInteger(String.valueOf(device.get("maxMrSize")))).as("maxMrSize")
+                    .isEqualTo(expected.maxMrSize());
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> ports = (List<Map<String, Object>>) device.get("ports");
             assertThat(ports).extracting(port -> port.get("port")).as("ports")
@@ -110,7 +114,8 @@ class EchoOnSelectedProviderTests {
                 @SuppressWarnings("unchecked")
                 List<Map<String, Object>> gids = (List<Map<String, Object>>) port.get("gids");
                 Map<Integer, String> actualGids = new TreeMap<>();
-                gids.forEach(gid -> actualGids.put((Integer) gid.get("index"), gidHex((String) gid.get("gid"))));
+                gids.forEach(gid -> actualGids.put((Integer) gid.get("index"),
+                        gidHex((String) gid.get("gid")) + " " + gid.get("type")));
                 assertThat(actualGids).as("port %s GIDs", port.get("port")).isEqualTo(expectedPort.gids());
             }
         }
@@ -163,14 +168,15 @@ class EchoOnSelectedProviderTests {
     }
 
     /** What {@code ibv_devinfo -v -d DEVICE} says, in the endpoint's vocabulary. */
-    record IbvDevinfo(String nodeGuid, String systemImageGuid, Map<Integer, Port> ports) {
+    record IbvDevinfo(String nodeGuid, String systemImageGuid, BigInteger maxMrSize, Map<Integer, Port> ports) {
 
-        /** {@code state} without ibv_devinfo's PORT_ prefix, {@code linkLayer} upper case, GIDs as {@link #gidHex}. */
+        /** {@code state} without ibv_devinfo's PORT_ prefix, {@code linkLayer} upper case, GIDs as {@link #gidHex} and type. */
         record Port(String state, int activeMtu, String linkLayer, Map<Integer, String> gids) {
         }
 
         private static final Pattern FIELD = Pattern.compile("^\\s*(\\w+):\\s+(.*)$");
-        private static final Pattern GID = Pattern.compile("^\\s*GID\\[\\s*(\\d+)]:\\s+([^,\\s]+)");
+        /** {@code GID[  1]:		::ffff:10.77.0.1, RoCE v2}: the index, the GID and its type. */
+        private static final Pattern GID = Pattern.compile("^\\s*GID\\[\\s*(\\d+)]:\\s+([^,\\s]+)(?:,\\s*(.+))?$");
 
         static IbvDevinfo of(String device) throws IOException, InterruptedException {
             Process process = new ProcessBuilder("ibv_devinfo", "-v", "-d", device).redirectErrorStream(true).start();
@@ -185,7 +191,8 @@ class EchoOnSelectedProviderTests {
                 Matcher gid = GID.matcher(line);
                 Matcher field = FIELD.matcher(line);
                 if (gid.find()) {
-                    portGids.get(port).put(Integer.parseInt(gid.group(1)), gidHex(gid.group(2)));
+                    String type = gid.group(3) == null ? "IB" : gid.group(3).trim();
+                    portGids.get(port).put(Integer.parseInt(gid.group(1)), gidHex(gid.group(2)) + " " + type);
                 } else if (field.find() && field.group(1).equals("port")) {
                     port = Integer.parseInt(field.group(2).trim());
                     portFields.put(port, new HashMap<>());
@@ -199,7 +206,8 @@ class EchoOnSelectedProviderTests {
                     fields.get("state").replaceFirst("^PORT_(\\w+).*", "$1"),
                     Integer.parseInt(fields.get("active_mtu").split(" ")[0]),
                     fields.get("link_layer").toUpperCase(), portGids.get(number))));
-            return new IbvDevinfo(deviceFields.get("node_guid"), deviceFields.get("sys_image_guid"), ports);
+            return new IbvDevinfo(deviceFields.get("node_guid"), deviceFields.get("sys_image_guid"),
+                    new BigInteger(deviceFields.get("max_mr_size").replaceFirst("^0x", ""), 16), ports);
         }
     }
 }
