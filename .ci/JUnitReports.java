@@ -66,7 +66,9 @@ public final class JUnitReports {
             ok = false;
         }
         for (String name : mustRun) {
-            List<Outcome> matching = outcomes.stream().filter(outcome -> outcome.name().equals(name)).toList();
+            // Class#method names every invocation of that method, whatever its parameters: (Path), (int)[1], ...
+            List<Outcome> matching = outcomes.stream()
+                    .filter(outcome -> outcome.name().equals(name) || outcome.name().startsWith(name + "(")).toList();
             if (matching.isEmpty() || matching.stream().anyMatch(outcome -> outcome.status().equals("skipped"))) {
                 System.out.println("junit-reports: ERROR: " + name + (matching.isEmpty() ? " did not run"
                         : " was skipped: " + matching.getFirst().detail()));
