@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure.preflight;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.GidType;
@@ -20,8 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Each preflight check fails the start on a simulated device whose host or ports are set up to
  * fail it, with an analysis naming the check, the property, the verb and its errno, and leaves
- * nothing alive; the same fabric on a well set-up device starts.
+ * nothing alive; the same fabric on a well set-up device starts. On a real device the checks run
+ * in {@link PreflightOnDeviceTests}.
  */
+@SimulatedOnly // describes simulated devices (rdma.simulated.devices) set up to fail each check
 class PreflightTests {
 
     private static final String DEVICE = "rdma.devices.sim0";
@@ -64,7 +67,7 @@ class PreflightTests {
     void connectionManagerNodeIsCheckedOnlyWhereConnectionsAreDeclared() {
         starts(SIM + ".connection-manager-node-access=missing");
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withPropertyValues(SIM + ".connection-manager-node-access=denied").run(context -> {
                     FailureAnalysis analysis = analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription()).contains("Property: rdma.connections.listeners.echo\n")
@@ -124,7 +127,7 @@ class PreflightTests {
 
     private static void starts(String... overrides) {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
+        FabricRunner.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
                 .withPropertyValues(overrides).run(context -> assertThat(context).hasNotFailed());
         FabricRunner.assertNoLiveObjects(recorder.verbs());
     }
@@ -133,7 +136,7 @@ class PreflightTests {
     private static FailureAnalysis fails(String check, String property, String... overrides) {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FailureAnalysis[] analysis = new FailureAnalysis[1];
-        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
+        FabricRunner.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
                 .withPropertyValues(overrides).run(context -> {
                     analysis[0] = analyze(context.getStartupFailure());
                     assertThat(analysis[0].getDescription()).contains("check '" + check + "'")
