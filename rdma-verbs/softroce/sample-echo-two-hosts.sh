@@ -40,7 +40,8 @@ log=target/sample-echo-$SOFTROCE_ROLE.log
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 fail() { echo "sample: FAILED: $*"; echo "sample: --- $log ---"; tail -n 80 "$log"; exit 1; }
-healthy() { curl -sf "http://$1:$port/actuator/health" | grep -q '^{"status":"UP"'; }
+# HTTP 200 (Boot answers 503 for DOWN) and the overall status, which Boot 4 writes last: UP
+healthy() { curl -sf "http://$1:$port/actuator/health" | grep -q '"status":"UP"}$'; }
 app=
 await_health() { # HOST: polls until UP, for at most wait_seconds or until this guest's app died
   local i=0
