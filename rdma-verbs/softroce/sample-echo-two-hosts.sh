@@ -23,7 +23,7 @@
 #      B's rose by at least 2 per call too (its send and the reply's receive);
 #   5. ends A (POST /actuator/shutdown) and B (SIGTERM): both must close cleanly.
 # Each app's log goes to target/sample-echo-<role>.log under the current dir
-# (shared with the host) and is printed when its guest fails.
+# (shared with the host) and is printed when its guest fails; B prints A's too.
 # Environment: SAMPLE_HTTP_PORT (8080), SAMPLE_ROUND_TRIPS (100),
 #   SAMPLE_WAIT_SECONDS (600: how long to wait for an app to become healthy,
 #   A's start included, under TCG), SOFTROCE_JAVA, and two-hosts.sh's
@@ -36,10 +36,19 @@ round_trips=${SAMPLE_ROUND_TRIPS:-100}
 wait_seconds=${SAMPLE_WAIT_SECONDS:-600}
 mkdir -p target
 log=target/sample-echo-$SOFTROCE_ROLE.log
+peer_log=
+[ "$SOFTROCE_ROLE" = client ] && peer_log=target/sample-echo-server.log
 
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-fail() { echo "sample: FAILED: $*"; echo "sample: --- $log ---"; tail -n 80 "$log"; exit 1; }
+# both apps' logs when B fails: the cause is often on A's side (both guests share this directory)
+fail() {
+  echo "sample: FAILED: $*"
+  for file in "$log" ${peer_log:+"$peer_log"}; do
+    echo "sample: --- $file ---"; grep -v '^\s*at ' "$file" | tail -n 60
+  done
+  exit 1
+}
 # HTTP 200 (Boot answers 503 for DOWN) and the overall status, which Boot 4 writes last: UP
 healthy() { curl -sf "http://$1:$port/actuator/health" | grep -q '"status":"UP"}$'; }
 app=

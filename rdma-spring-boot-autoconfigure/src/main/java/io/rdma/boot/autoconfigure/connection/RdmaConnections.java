@@ -86,8 +86,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
     private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
     private final Map<DeviceContext, AsyncEventListener> eventListeners = new LinkedHashMap<>();
+    /**
+     * Platform threads, not virtual ones: accept loops, connects and disconnects block in
+     * librdmacm (a native poll), which pins a virtual thread to its carrier; with as many
+     * carriers as cores, a listener's accept loop on a small host would hold the only one, and
+     * the receive handlers, which run on virtual threads, would never run.
+     */
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("rdma-connection-", 0).factory());
+            Thread.ofPlatform().daemon().name("rdma-connection-", 0).factory());
     private volatile boolean running;
     private boolean closed;
 
