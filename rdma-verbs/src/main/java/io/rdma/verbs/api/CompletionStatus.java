@@ -9,8 +9,14 @@ public enum CompletionStatus {
 
     private static final CompletionStatus[] BY_VALUE = values();
 
+    /** The {@code ibv_wc_status} number of {@code value}; a number libibverbs may add later reads as GENERAL_ERR. */
     public static CompletionStatus of(int value) {
         return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : GENERAL_ERR;
+    }
+
+    /** Its {@code ibv_wc_status} number, as {@code ibv_wc_status_str} and the manual's table use it. */
+    public int value() {
+        return ordinal();
     }
 
     public boolean isSuccess() {
