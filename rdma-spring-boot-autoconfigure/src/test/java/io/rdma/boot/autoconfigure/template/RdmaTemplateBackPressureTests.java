@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A full send queue makes the template wait for room, not fail: operations beyond max-send-wr
- * are posted as completions free slots, and fail with a
+ * are posted, in the order they were made, as completions free slots, and fail with a
  * {@link SendQueueFullException} only after the queue pair's send-timeout.
  */
 class RdmaTemplateBackPressureTests {
@@ -63,6 +63,22 @@ class RdmaTemplateBackPressureTests {
         });
     }
 
+    @Test
+    void operationsThatWaitForRoomArePostedInTheOrderTheyWereMade() {
+        FabricRunner.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            int sends = 16 * context.getBean("client", QueuePair.class).capabilities().maxSendWr();
+            List<String> messages = IntStream.range(0, sends).mapToObj(i -> "message-" + i).toList();
+
+            List<CompletableFuture<Void>> sent = messages.stream()
+                    .map(message -> template.send("client", message.getBytes(StandardCharsets.UTF_8))).toList();
+
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(context.getBean(Sink.class).awaitMessages(sends)).containsExactlyElementsOf(messages);
+        });
+    }
+
     /** Nothing receives on 'server' (no listener posts receives there): the client's sends wait on RNR retries. */
     @Test
     void aSendThatFindsNoRoomWithinTheSendTimeoutFailsNamingTheQueuePairItsDepthAndTheProperty() {
@@ -93,11 +109,11 @@ class RdmaTemplateBackPressureTests {
         });
     }
 
-    /** Receives on the sink's peers. */
+    /** Receives on the sink's peers, one message at a time, in the order they arrive. */
     static final class Sink {
         private final List<String> received = new CopyOnWriteArrayList<>();
 
-        @RdmaListener(connectionListener = "sink")
+        @RdmaListener(connectionListener = "sink", concurrency = 1)
         void receive(byte[] payload) {
             received.add(new String(payload, StandardCharsets.UTF_8));
         }
