@@ -10,11 +10,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -81,6 +83,42 @@ class EchoOnSelectedProviderTests {
                 .as("the echo server's send completion counter").isGreaterThanOrEqualTo(ROUND_TRIPS);
         assertThat(rise(before, after, "rdma_port_counter_total", ""))
                 .as("port counters\nbefore: %s\nafter: %s", before, after).isPositive();
+    }
+
+    /**
+     * More concurrent clients than the echo queue pairs' send queues hold (max-send-wr 32): sends
+     * and replies that find a full send queue wait for room, so every request is answered.
+     */
+    @Test
+    void moreConcurrentClientsThanTheSendQueuesHoldAreAllAnswered() throws Exception {
+        int clients = 64;
+        int requestsEach = 16;
+        List<CompletableFuture<List<String>>> answers = new ArrayList<>();
+        for (int client = 0; client < clients; client++) {
+            int id = client;
+            CompletableFuture<List<String>> answered = new CompletableFuture<>();
+            answers.add(answered);
+            Thread.ofVirtual().start(() -> {
+                try {
+                    List<String> bodies = new ArrayList<>();
+                    for (int request = 0; request < requestsEach; request++) {
+                        HttpResponse<String> response = get("/echo?message=c" + id + "-" + request);
+                        bodies.add(response.statusCode() + " " + response.body());
+                    }
+                    answered.complete(bodies);
+                } catch (Exception e) {
+                    answered.completeExceptionally(e);
+                }
+            });
+        }
+        for (int client = 0; client < clients; client++) {
+            List<String> expected = new ArrayList<>();
+            for (int request = 0; request < requestsEach; request++) {
+                expected.add("200 echo: C" + client + "-" + request);
+            }
+            assertThat(answers.get(client).get(60, TimeUnit.SECONDS)).as("client %d", client)
+                    .containsExactlyElementsOf(expected);
+        }
     }
 
     /** On the device only: the simulated fabric has no device that ibv_devinfo can see. */

@@ -388,7 +388,7 @@ public class RdmaProperties {
          */
         private Integer gidIndex;
 
-        /** Capacities of every queue pair on this device that does not set its own. */
+        /** Capacities and send timeout of every queue pair on this device that does not set its own. */
         private final QueuePairDefaults queuePairDefaults = new QueuePairDefaults();
 
         /** Completion queues by name. */
@@ -456,7 +456,7 @@ public class RdmaProperties {
         }
     }
 
-    /** Queue pair capacities a device gives the queue pairs that do not set their own. */
+    /** Queue pair capacities and send timeout a device gives the queue pairs that do not set their own. */
     public static class QueuePairDefaults {
 
         /** Send queue depth: outstanding send work requests. */
@@ -473,6 +473,12 @@ public class RdmaProperties {
 
         /** Largest inline send in bytes; 0 disables inline sends. */
         private int maxInlineData = 0;
+
+        /**
+         * How long an RdmaTemplate operation (and a listener's reply) waits for room in a full
+         * send queue before it fails; 0 fails at once.
+         */
+        private Duration sendTimeout = Duration.ofSeconds(5);
 
         public int getMaxSendWr() {
             return maxSendWr;
@@ -512,6 +518,14 @@ public class RdmaProperties {
 
         public void setMaxInlineData(int maxInlineData) {
             this.maxInlineData = maxInlineData;
+        }
+
+        public Duration getSendTimeout() {
+            return sendTimeout;
+        }
+
+        public void setSendTimeout(Duration sendTimeout) {
+            this.sendTimeout = sendTimeout;
         }
     }
 
@@ -789,6 +803,12 @@ public class RdmaProperties {
         private boolean signalAll = false;
 
         /**
+         * How long an RdmaTemplate operation (and a listener's reply) on this queue pair waits for
+         * room in its full send queue before it fails; the device's queue-pair-defaults when unset.
+         */
+        private Duration sendTimeout;
+
+        /**
          * Completion counters to attach, by counter name, with the op kinds each counts (send,
          * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
          * queue pair may not count the same op kind.
@@ -897,6 +917,14 @@ public class RdmaProperties {
 
         public void setSignalAll(boolean signalAll) {
             this.signalAll = signalAll;
+        }
+
+        public Duration getSendTimeout() {
+            return sendTimeout;
+        }
+
+        public void setSendTimeout(Duration sendTimeout) {
+            this.sendTimeout = sendTimeout;
         }
 
         public Map<String, List<String>> getCompCounters() {

@@ -10,7 +10,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * {@code struct ibv_cq} (manual §5): polled into a reusable {@link CompletionBatch}, or waited
  * on through its completion channel. Polling also retires send-queue entries of the QPs that
- * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth.
+ * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth, and
+ * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}.
  */
 public final class CompletionQueue extends VerbsResource {
 

@@ -2,9 +2,11 @@ package io.rdma.verbs.api;
 
 import io.rdma.verbs.spi.QpHandle;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -12,7 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * connect. Posting to one QP from many threads is safe: the API serializes each queue
  * (§14 leaves that to the caller; here it is not left to luck). The send queue's depth is
  * accounted, unsignaled WRs included, so an overflow is refused with ENOMEM before it
- * reaches the device.
+ * reaches the device; {@link #tryPostSend} and {@link #awaitSendRoom} let a poster wait for
+ * room instead.
  */
 public final class QueuePair extends VerbsResource {
 
@@ -136,25 +139,58 @@ public final class QueuePair extends VerbsResource {
 
     /**
      * {@code ibv_post_send} of {@code first} and the WRs chained after it, with one doorbell.
-     * Errors: EINVAL when the QP is not in RTS or a WR is malformed for this QP type; ENOMEM
-     * when the chain does not fit the send queue's free slots (unsignaled WRs hold slots until a
-     * later signaled completion is polled). A failed chain names its first unposted WR.
+     * Thread-safe: posts from many threads are serialized.
+     *
+     * @throws VerbsException EINVAL when the QP is not in RTS or a WR is malformed for this QP
+     *         type; ENOMEM when the chain does not fit the send queue's free slots (unsignaled WRs
+     *         hold slots until a later signaled completion is polled); any errno the device
+     *         returns. A failed chain names its first unposted WR. {@link #tryPostSend} and
+     *         {@link #awaitSendRoom} wait for room instead of failing on a full queue.
+     * @throws ResourceClosedException when the QP is closed
      */
     public void postSend(SendWorkRequest first) {
         sendLock.lock();
         try {
-            ensureOpen();
-            int count = 0;
-            for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                count++;
-            }
-            int free = sendQueue.freeSlots();
-            if (free < count) {
+            if (!tryPostSend(first)) {
+                // Still under the send lock (it is reentrant): these are the free slots that refused the chain.
                 throw new VerbsException("ibv_post_send", Errno.ENOMEM, "send queue of " + describe() + " has "
-                        + free + " free slots of " + sendQueue.capacity() + " for a chain of " + count,
-                        "unsignaled WRs hold their slots until a later signaled WR completes and is polled "
-                                + "(manual §7.1.6): signal every Nth WR and poll the send CQ")
+                        + sendQueue.freeSlots() + " free slots of " + sendQueue.capacity() + " for a chain of "
+                        + chainLength(first), "unsignaled WRs hold their slots until a later signaled WR completes"
+                        + " and is polled (manual §7.1.6): signal every Nth WR and poll the send CQ, or wait for"
+                        + " room with tryPostSend and awaitSendRoom").withBadWorkRequest(first.wrId());
+            }
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} of {@code first} and the WRs chained after it, as {@link #postSend},
+     * except that a send queue without room for the whole chain is not an error: nothing is
+     * posted and the answer is {@code false}, so a caller can wait for room
+     * ({@link #awaitSendRoom}) and try again. Thread-safe: posts from many threads are
+     * serialized; another thread may take room this one saw free.
+     *
+     * @return {@code true} when the whole chain was posted, {@code false} when the send queue's
+     *         free slots are fewer than the chain's WRs (nothing was posted)
+     * @throws VerbsException ENOMEM when the chain is longer than the whole send queue, which it
+     *         could never fit; EINVAL when the QP is not in RTS or a WR is malformed for this QP
+     *         type; any errno the device returns. A failed chain names its first unposted WR.
+     * @throws ResourceClosedException when the QP is closed
+     */
+    public boolean tryPostSend(SendWorkRequest first) {
+        sendLock.lock();
+        try {
+            ensureOpen();
+            int count = chainLength(first);
+            if (count > sendQueue.capacity()) {
+                throw new VerbsException("ibv_post_send", Errno.ENOMEM, "a chain of " + count + " WRs exceeds the "
+                        + sendQueue.capacity() + " slots of the whole send queue of " + describe(),
+                        "split the chain, or create the QP with a max_send_wr of at least " + count)
                         .withBadWorkRequest(first.wrId());
+            }
+            if (sendQueue.freeSlots() < count) {
+                return false;
             }
             for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
                 sendQueue.record(wr.wrId(), options.signalAll() || wr.isSignaled());
@@ -169,9 +205,46 @@ public final class QueuePair extends VerbsResource {
                 sendQueue.unrecord(count);
                 throw e;
             }
+            return true;
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * Waits until the send queue has at least {@code slots} free slots, or {@code timeout}
+     * passes. The thread parks, without spinning, and is woken by whatever frees slots: a poll of
+     * the send CQ that retires completed WRs ({@link CompletionQueue#poll}; an unsignaled WR's
+     * slot is freed with the next signaled completion after it, manual §7.1.6), or a reset. So
+     * another thread must poll the send CQ meanwhile; a thread that polls it itself should poll
+     * instead of waiting. Room is not reserved: another poster may take it first, so wait and
+     * {@link #tryPostSend} in a loop. Thread-safe; any number of threads may wait, and none holds
+     * a lock that posting or polling needs.
+     *
+     * @return {@code true} when the slots are free, {@code false} when {@code timeout} passed first
+     * @throws IllegalArgumentException when {@code slots} is not between 1 and the send queue's
+     *         capacity ({@code capabilities().maxSendWr()}), which could never be satisfied
+     * @throws ResourceClosedException when the QP is closed, before or while waiting
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public boolean awaitSendRoom(int slots, Duration timeout) throws InterruptedException {
+        ensureOpen();
+        if (slots < 1 || slots > sendQueue.capacity()) {
+            throw new IllegalArgumentException("cannot wait for " + slots + " free slots in the send queue of "
+                    + describe() + ", which has " + sendQueue.capacity() + "; wait for 1 to "
+                    + sendQueue.capacity());
+        }
+        boolean free = sendQueue.awaitFreeSlots(slots, TimeUnit.NANOSECONDS.convert(timeout));
+        ensureOpen();
+        return free;
+    }
+
+    private static int chainLength(SendWorkRequest first) {
+        int count = 0;
+        for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
+            count++;
+        }
+        return count;
     }
 
     /**
@@ -247,6 +320,7 @@ public final class QueuePair extends VerbsResource {
         try {
             handle.destroy();
             markClosed();
+            sendQueue.close();
             options.sendCq().removeSendQueueUser(this);
         } finally {
             receiveLock.unlock();

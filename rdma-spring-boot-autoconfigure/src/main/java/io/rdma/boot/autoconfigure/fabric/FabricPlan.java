@@ -18,6 +18,7 @@ import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -129,6 +130,25 @@ public final class FabricPlan {
     public record QueuePairAddress(int port, String memoryPool) {
     }
 
+    /**
+     * How long the template waits for send-queue room, by the name of each queue pair, template
+     * and device (names are unique across the tree): a device's entry is its
+     * {@code queue-pair-defaults}, for queue pairs the configuration does not describe.
+     */
+    public Map<String, SendTimeout> sendTimeouts() {
+        Map<String, SendTimeout> timeouts = new LinkedHashMap<>();
+        devices.forEach(device -> {
+            timeouts.put(device.name(), device.defaultSendTimeout());
+            device.queuePairs().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
+            device.queuePairTemplates().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
+        });
+        return timeouts;
+    }
+
+    /** How long a send may wait for room in a full send queue, and the property that says so. */
+    public record SendTimeout(Duration limit, String property) {
+    }
+
     /** What each flow's counter points collect, by flow name, in index order. */
     public Map<String, List<CounterDescription>> flowCounterPoints() {
         Map<String, List<CounterDescription>> points = new LinkedHashMap<>();
@@ -164,6 +184,7 @@ public final class FabricPlan {
         positive(defaults.getMaxSendSge(), defaultsProperty + ".max-send-sge");
         positive(defaults.getMaxRecvSge(), defaultsProperty + ".max-recv-sge");
         notNegative(defaults.getMaxInlineData(), defaultsProperty + ".max-inline-data");
+        notNegative(defaults.getSendTimeout(), defaultsProperty + ".send-timeout");
 
         Map<String, CompletionQueuePlan> cqs = new LinkedHashMap<>();
         device.getCompletionQueues().forEach((cq, settings) ->
@@ -179,8 +200,9 @@ public final class FabricPlan {
         List<FlowPlan> flows = new ArrayList<>();
         device.getFlows().forEach((flow, settings) ->
                 flows.add(flow(flow, property + ".flows." + flow, settings, device, qps)));
-        return new DevicePlan(name, property, device.getPort(), device.getGidIndex(), List.copyOf(cqs.values()),
-                List.copyOf(counters.values()), pds, flows);
+        return new DevicePlan(name, property, device.getPort(), device.getGidIndex(),
+                new SendTimeout(defaults.getSendTimeout(), defaultsProperty + ".send-timeout"),
+                List.copyOf(cqs.values()), List.copyOf(counters.values()), pds, flows);
     }
 
     private CompletionQueuePlan completionQueue(String name, String property, RdmaProperties.CompletionQueue cq) {
@@ -301,10 +323,12 @@ public final class FabricPlan {
         if (gidIndex != null) {
             notNegative(gidIndex, property + ".gid-index");
         }
+        Duration sendTimeout = qp.getSendTimeout() != null ? qp.getSendTimeout() : defaults.getSendTimeout();
+        notNegative(sendTimeout, property + ".send-timeout");
         Map<String, Set<CompletionCounterOp>> attached = attachedCounters(property, qp, counters);
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,
-                qp.isSignalAll(), attached);
+                qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"));
     }
 
     private static Map<String, Set<CompletionCounterOp>> attachedCounters(String property, RdmaProperties.QueuePair qp,
@@ -439,6 +463,13 @@ public final class FabricPlan {
         if (value <= 0) {
             throw new InvalidRdmaConfigurationException(property, "the value " + value + " is not positive",
                     "Set a value of at least 1.");
+        }
+    }
+
+    static void notNegative(Duration value, String property) {
+        if (value.isNegative()) {
+            throw new InvalidRdmaConfigurationException(property, "the duration " + value + " is negative",
+                    "Set a duration of zero or more, e.g. 5s.");
         }
     }
 

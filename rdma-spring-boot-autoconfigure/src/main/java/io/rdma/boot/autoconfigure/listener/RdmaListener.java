@@ -20,6 +20,11 @@ import java.lang.annotation.Target;
  * peer the listener accepts, and its reply goes back to the peer that sent the request
  * ({@link ReceivedMessage#queuePair()} names that peer's queue pair, {@code <listener>#<n>},
  * for sending to it later through the {@code RdmaTemplate}).
+ *
+ * <p>Replies are sent as {@code RdmaTemplate} operations are: when the queue pair's send queue is
+ * full they wait for room, up to its {@code send-timeout}. Nothing fails silently: an exception
+ * the method throws, and a reply that could not be sent ({@link RdmaReplyException}), go to the
+ * listener's {@link #errorHandler()}, which by default logs them at ERROR with the queue pair.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -31,4 +36,23 @@ public @interface RdmaListener {
 
     /** Name of a listener (with a queue pair template) whose accepted peers' receives this method handles. */
     String connectionListener() default "";
+
+    /**
+     * How many invocations of the method may be in flight at once, across every queue pair it
+     * listens on (all peers of a connection listener); an invocation is in flight until the
+     * method returns and its reply, if any, is sent or has failed. 0, the default, sets no
+     * limit: each message runs on a virtual thread of its own as soon as it arrives. Messages
+     * beyond the limit wait, in the order they arrived, and keep their receive buffers: the
+     * receive queue is refilled only as they start, so a peer that goes on sending finds it
+     * empty, gets RNR NAKs and waits, and its own send queue fills - back-pressure, not loss.
+     * 1 handles messages one at a time, in the order they arrived.
+     */
+    int concurrency() default 0;
+
+    /**
+     * Name of a bean implementing {@link RdmaListenerErrorHandler}, called with the message when
+     * the method throws or its reply cannot be sent. Unset, such failures are logged at ERROR
+     * with the queue pair.
+     */
+    String errorHandler() default "";
 }

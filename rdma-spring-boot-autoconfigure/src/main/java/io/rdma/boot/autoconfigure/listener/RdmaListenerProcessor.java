@@ -21,8 +21,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
@@ -34,12 +38,17 @@ import org.springframework.util.ReflectionUtils;
  * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
  * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
  * connection brings up, else each time its connection comes up; for a listener with a queue
- * pair template, on the queue pair of every peer it accepts. The fabric is looked up lazily: a
+ * pair template, on the queue pair of every peer it accepts. Each method has one
+ * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
+ * its concurrency and hands its failures to its error handler. The fabric is looked up lazily: a
  * post-processor is created before ordinary beans, the fabric among them.
  */
-public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLifecycle {
+public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFactoryAware, SmartLifecycle {
 
-    private record Listener(String queuePair, String connectionListener, Object bean, Method method) {
+    private static final Log logger = LogFactory.getLog(RdmaListenerProcessor.class);
+
+    private record Listener(String queuePair, String connectionListener, int concurrency, String errorHandler,
+                            Object bean, Method method) {
     }
 
     private final ObjectProvider<RdmaFabric> fabric;
@@ -48,6 +57,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
     private final ObjectProvider<RdmaConnections> connections;
     private final List<Listener> listeners = new ArrayList<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private BeanFactory beanFactory;
     private volatile boolean running;
 
     public RdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric, ObjectProvider<CompletionRouter> router,
@@ -59,12 +69,18 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
     }
 
     @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> type = AopUtils.getTargetClass(bean);
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
                 .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
-                        annotation.connectionListener(), bean, method)));
+                        annotation.connectionListener(), annotation.concurrency(), annotation.errorHandler(), bean,
+                        method)));
         return bean;
     }
 
@@ -77,9 +93,9 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
                 throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name either a"
                         + " queuePair or a connectionListener");
             }
-            Function<ReceivedMessage, byte[]> handler = invoker(listener);
+            ListenerInvoker invoker = invoker(listener);
             if (!listener.connectionListener().isEmpty()) {
-                declared.observe(listener.connectionListener(), peerReceiver(rdma, declared, listener, handler));
+                declared.observe(listener.connectionListener(), peerReceiver(rdma, declared, listener, invoker));
                 continue;
             }
             QueuePair qp = rdma.resource(listener.queuePair()).filter(m -> m.resource() instanceof QueuePair)
@@ -87,8 +103,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
                             "@RdmaListener on " + listener.method() + " names queue pair '" + listener.queuePair()
                                     + "', which is not declared under rdma.devices"));
             ReceiveContainer container = new ReceiveContainer(listener.queuePair(), qp,
-                    pool(rdma, listener, listener.queuePair()), 1, handler, template.getObject(), executor,
-                    router.getObject());
+                    pool(rdma, listener, listener.queuePair()), 1, invoker, router.getObject());
             if (declared.bringsUp(listener.queuePair())) {
                 declared.observe(listener.queuePair(), container);
             } else {
@@ -103,7 +118,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
      * template's pool; stopped when the peer goes, so its posted buffers return to the pool.
      */
     private ConnectionObserver peerReceiver(RdmaFabric rdma, RdmaConnections declared, Listener listener,
-                                            Function<ReceivedMessage, byte[]> handler) {
+                                            ListenerInvoker invoker) {
         ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
                 .filter(candidate -> candidate.name().equals(listener.connectionListener())
                         && candidate.queuePairTemplate() != null)
@@ -116,7 +131,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
             @Override
             public void connected(ConnectedQueuePair peer) {
                 ReceiveContainer container = new ReceiveContainer(peer.name(), peer.queuePair(), pool,
-                        plan.maxConnections(), handler, template.getObject(), executor, router.getObject());
+                        plan.maxConnections(), invoker, router.getObject());
                 containers.put(peer.name(), container);
                 container.start();
             }
@@ -140,7 +155,32 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, SmartLife
         return (MemoryPool) rdma.resource(pool).orElseThrow().resource();
     }
 
-    private static Function<ReceivedMessage, byte[]> invoker(Listener listener) {
+    /** The method's invoker, shared by every queue pair it listens on, so its concurrency holds across them. */
+    private ListenerInvoker invoker(Listener listener) {
+        if (listener.concurrency() < 0) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets concurrency "
+                    + listener.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
+        }
+        String description = "@RdmaListener method " + listener.method();
+        return new ListenerInvoker(description, method(listener), listener.concurrency(),
+                errorHandler(listener, description), template.getObject(), executor);
+    }
+
+    /** The bean the listener names, or else one that logs at ERROR. */
+    private RdmaListenerErrorHandler errorHandler(Listener listener, String description) {
+        if (listener.errorHandler().isEmpty()) {
+            return (message, failure) -> logger.error(description + " failed on a message of queue pair '"
+                    + message.queuePair() + "'", failure);
+        }
+        try {
+            return beanFactory.getBean(listener.errorHandler(), RdmaListenerErrorHandler.class);
+        } catch (BeansException e) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " names error handler '"
+                    + listener.errorHandler() + "', which is not a bean implementing RdmaListenerErrorHandler", e);
+        }
+    }
+
+    private static Function<ReceivedMessage, byte[]> method(Listener listener) {
         Method method = listener.method();
         ReflectionUtils.makeAccessible(method);
         Class<?>[] parameters = method.getParameterTypes();

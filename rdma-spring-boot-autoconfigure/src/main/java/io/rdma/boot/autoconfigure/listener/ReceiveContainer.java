@@ -3,7 +3,6 @@ package io.rdma.boot.autoconfigure.listener;
 import io.rdma.boot.autoconfigure.completion.CompletionRouter;
 import io.rdma.boot.autoconfigure.connection.ConnectedQueuePair;
 import io.rdma.boot.autoconfigure.connection.ConnectionObserver;
-import io.rdma.boot.autoconfigure.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
@@ -11,21 +10,23 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ExecutorService;
-import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Keeps one queue pair's receive queue filled and hands each received message to its handler:
+ * Keeps one queue pair's receive queue filled and hands each received message to its listener:
  * receives are posted with the pool buffer's index (and the container's generation) as wr_id; a
- * completion copies the payload out, posts the same buffer again at once (so the queue never
- * runs dry while a handler runs) and runs the handler on a virtual thread. Flushed receives
+ * completion copies the payload out and delivers the message to the {@link ListenerInvoker},
+ * which gives the buffer back (and this posts it again) when the message's invocation starts, at
+ * once while the listener is below its concurrency. A message that waits for an invocation
+ * keeps its buffer out of the receive queue, so a listener that falls behind empties the queue
+ * and the sender gets RNR NAKs instead of this side queueing without bound. Flushed receives
  * return their buffers. As the observer of a declared connection it fills the queue each time
- * the connection comes up, and when it goes it returns every buffer still posted: a QP reset or
- * destroyed does not complete its posted receives (on Soft-RoCE not even with a flush), and
- * without this the pool would lose a queue's worth of buffers per reconnect or peer.
+ * the connection comes up, and when it goes it returns every buffer it still holds, posted or
+ * waiting: a QP reset or destroyed does not complete its posted receives (on Soft-RoCE not even
+ * with a flush), and without this the pool would lose a queue's worth of buffers per reconnect
+ * or peer.
  */
 final class ReceiveContainer implements ConnectionObserver {
 
@@ -35,12 +36,13 @@ final class ReceiveContainer implements ConnectionObserver {
     private final QueuePair qp;
     private final MemoryPool pool;
     private final int depth;
-    private final Function<ReceivedMessage, byte[]> handler;
-    private final RdmaTemplate template;
-    private final ExecutorService executor;
+    private final ListenerInvoker listener;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest();
-    /** By pool buffer index: posted to the QP since the last start, and not completed yet; guarded by this. */
-    private final boolean[] posted;
+    /**
+     * By pool buffer index: since the last start, posted to the QP and not completed yet, or
+     * holding a message that waits for its invocation. Guarded by this.
+     */
+    private final boolean[] held;
     /**
      * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
      * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
@@ -51,18 +53,15 @@ final class ReceiveContainer implements ConnectionObserver {
      * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
      * peers of a template listener), so each takes its share.
      */
-    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers,
-                     Function<ReceivedMessage, byte[]> handler, RdmaTemplate template, ExecutorService executor,
+    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers, ListenerInvoker listener,
                      CompletionRouter router) {
         this.name = name;
         this.qp = qp;
         this.pool = pool;
         // Half the pool at most, so the template can still lease buffers for sends on the same pool.
         this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / (2 * poolSharers)));
-        this.handler = handler;
-        this.template = template;
-        this.executor = executor;
-        this.posted = new boolean[pool.capacity()];
+        this.listener = listener;
+        this.held = new boolean[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
@@ -88,12 +87,12 @@ final class ReceiveContainer implements ConnectionObserver {
         }
     }
 
-    /** Returns every buffer still posted to the pool; completions of what was posted before are ignored from now on. */
+    /** Returns every buffer it holds to the pool; completions of what was posted before are ignored from now on. */
     synchronized void stop() {
         generation++;
-        for (int index = 0; index < posted.length; index++) {
-            if (posted[index]) {
-                posted[index] = false;
+        for (int index = 0; index < held.length; index++) {
+            if (held[index]) {
+                held[index] = false;
                 pool.buffer(index).close();
             }
         }
@@ -103,9 +102,9 @@ final class ReceiveContainer implements ConnectionObserver {
     private void post(PooledBuffer buffer) {
         try {
             qp.postReceive(request.wrId((long) generation << 32 | buffer.index()).sge(buffer));
-            posted[buffer.index()] = true;
+            held[buffer.index()] = true;
         } catch (RuntimeException e) {
-            posted[buffer.index()] = false;
+            held[buffer.index()] = false;
             buffer.close();
             throw e;
         }
@@ -113,37 +112,39 @@ final class ReceiveContainer implements ConnectionObserver {
 
     private void received(WorkCompletion completion) {
         ReceivedMessage message;
+        int index = (int) completion.wrId();
+        int receivedIn;
         synchronized (this) {
-            int index = (int) completion.wrId();
-            if ((int) (completion.wrId() >>> 32) != generation || !posted[index]) {
+            receivedIn = (int) (completion.wrId() >>> 32);
+            if (receivedIn != generation || !held[index]) {
                 return; // posted before the last stop, which returned its buffer
             }
             PooledBuffer buffer = pool.buffer(index);
             if (!completion.isSuccess()) {
-                posted[index] = false;
+                held[index] = false;
                 buffer.close();
                 return;
             }
             message = new ReceivedMessage(name,
                     buffer.segment().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE),
                     completion.hasImmediateData(), completion.immediateData());
-            post(buffer);
         }
-        executor.execute(() -> handle(message));
+        listener.deliver(message, () -> repost(index, receivedIn));
     }
 
-    private void handle(ReceivedMessage message) {
+    /**
+     * The message received into buffer {@code index} starts its invocation: the buffer goes back
+     * to the receive queue, unless a stop since {@code receivedIn} returned it to the pool.
+     */
+    private synchronized void repost(int index, int receivedIn) {
+        if (receivedIn != generation || !held[index]) {
+            return;
+        }
         try {
-            byte[] reply = handler.apply(message);
-            if (reply != null) {
-                (message.hasImmediateData() ? template.send(name, reply, message.immediateData())
-                        : template.send(name, reply)).exceptionally(failure -> {
-                    logger.warn("Reply on queue pair '" + name + "' failed", failure);
-                    return null;
-                });
-            }
+            post(pool.buffer(index));
         } catch (RuntimeException e) {
-            logger.error("Receive handler of queue pair '" + name + "' failed", e);
+            logger.warn("Receive buffer " + index + " could not be posted again to queue pair '" + name + "', whose"
+                    + " receive queue now holds one buffer fewer; the buffer went back to the pool", e);
         }
     }
 }

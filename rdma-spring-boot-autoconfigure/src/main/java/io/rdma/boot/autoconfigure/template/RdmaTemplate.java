@@ -18,7 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * or the only pool of its protection domain) and the buffer goes back when the operation
  * completes; results arrive as {@link CompletableFuture}s completed on the CQ's poller thread
  * (chain with {@code *Async} to leave it). Failures complete the future with an
- * {@link RdmaOperationException} (completion status) or a {@code VerbsException} (post refused).
+ * {@link RdmaOperationException} (completion status), a {@code VerbsException} (post refused,
+ * or no free buffer in the pool) or a {@link SendQueueFullException}.
+ *
+ * <p>A full send queue is back-pressure, not an error: an operation that finds no room waits,
+ * without holding a thread, and is posted, in the order operations were made on that queue pair,
+ * as soon as completions free slots. Only when its queue pair's {@code send-timeout} (5 s unless
+ * configured) passes first does it fail, with a {@link SendQueueFullException} naming the queue
+ * pair, its send queue's depth and the property to raise; that future completes on a thread of
+ * {@code CompletableFuture}'s default async pool. The methods never block.
  *
  * <p>This is the convenient path: it allocates a future per operation. Code that must not
  * allocate posts reused work requests on the {@link QueuePair} bean itself.
@@ -66,13 +74,18 @@ public class RdmaTemplate {
 
     /**
      * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
-     * accepted peer), usable under {@code name} with buffers from {@code pool}.
+     * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
+     * wait for send-queue room as long as the {@code send-timeout} of the template it was created
+     * from says (for another queue pair, its device's {@code queue-pair-defaults}).
      */
     public void bind(String name, QueuePair qp, MemoryPool pool) {
-        operations.put(name, new QueuePairOperations(name, qp, pool, router));
+        operations.put(name, new QueuePairOperations(name, qp, pool, fabric.sendTimeout(qp), router));
     }
 
-    /** Forgets a queue pair bound with {@link #bind} before it is closed; what is still in flight on it fails. */
+    /**
+     * Forgets a queue pair bound with {@link #bind} before it is closed; what is in flight or
+     * waiting for room on it fails.
+     */
     public void unbind(String name) {
         QueuePairOperations removed = operations.remove(name);
         if (removed != null) {
@@ -90,7 +103,8 @@ public class RdmaTemplate {
                 throw new IllegalStateException("queue pair '" + name + "' has no memory pool to lease buffers from;"
                         + " set its memory-pool property");
             }
-            return new QueuePairOperations(name, qp, (MemoryPool) fabric.resource(pool).orElseThrow().resource(), router);
+            return new QueuePairOperations(name, qp, (MemoryPool) fabric.resource(pool).orElseThrow().resource(),
+                    fabric.sendTimeout(qp), router);
         });
     }
 }

@@ -160,6 +160,15 @@ class InvalidConfigurationTests {
         fails(DEVICE + ".port", DEVICE + ".port=0");
     }
 
+    @Test
+    void sendTimeoutsThatAreNegative() {
+        FailureAnalysis analysis = fails(QP + ".send-timeout", QP + ".send-timeout=-1s");
+        assertThat(analysis.getDescription()).contains("negative");
+        fails(DEVICE + ".queue-pair-defaults.send-timeout", DEVICE + ".queue-pair-defaults.send-timeout=-5ms");
+        fails(PD + ".queue-pair-templates.peer.send-timeout", PD + ".queue-pair-templates.peer.send-cq=cq",
+                PD + ".queue-pair-templates.peer.send-timeout=-100ms");
+    }
+
     /** Simulated only: it describes the device's limits (rdma.simulated.devices). */
     @Test
     @SimulatedOnly
