@@ -92,7 +92,9 @@ class EchoOnSelectedProviderTests {
     @Test
     void moreConcurrentClientsThanTheSendQueuesHoldAreAllAnswered() throws Exception {
         int clients = 64;
-        int requestsEach = 16;
+        // 16 on the host, where fewer let the old template pass by luck; the emulated rxe0 guest
+        // asks fewer (.ci/run): 64 clients at once still outnumber every send queue's 32 slots
+        int requestsEach = Integer.getInteger("sample-test.requests-per-client", 16);
         List<CompletableFuture<List<String>>> answers = new ArrayList<>();
         for (int client = 0; client < clients; client++) {
             int id = client;
@@ -111,12 +113,13 @@ class EchoOnSelectedProviderTests {
                 }
             });
         }
+        // a guard against a hang, not a speed goal: under emulation the 128 echoes took 43 s
         for (int client = 0; client < clients; client++) {
             List<String> expected = new ArrayList<>();
             for (int request = 0; request < requestsEach; request++) {
                 expected.add("200 echo: C" + client + "-" + request);
             }
-            assertThat(answers.get(client).get(60, TimeUnit.SECONDS)).as("client %d", client)
+            assertThat(answers.get(client).get(180, TimeUnit.SECONDS)).as("client %d", client)
                     .containsExactlyElementsOf(expected);
         }
     }
