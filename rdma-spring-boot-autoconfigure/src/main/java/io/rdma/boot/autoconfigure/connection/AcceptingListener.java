@@ -162,7 +162,7 @@ final class AcceptingListener {
                 connection);
         try {
             if (plan.queuePair() == null) {
-                hub.adopt(name, qp, memoryPool);
+                hub.adopt(name, qp, memoryPool, plan.queuePairTemplate());
             }
             peers.add(peer);
             hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));

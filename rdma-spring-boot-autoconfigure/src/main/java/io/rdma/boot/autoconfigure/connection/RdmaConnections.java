@@ -215,9 +215,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     /** Makes a template QP of an accepted peer usable by name through the template. */
-    void adopt(String name, QueuePair qp, String memoryPool) {
+    void adopt(String name, QueuePair qp, String memoryPool, String queuePairTemplate) {
         if (memoryPool != null) {
-            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource());
+            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource(),
+                    queuePairTemplate);
         }
     }
 

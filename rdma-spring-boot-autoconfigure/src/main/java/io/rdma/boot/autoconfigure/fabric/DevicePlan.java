@@ -20,15 +20,11 @@ import java.util.Set;
  * every default applied, every enum parsed. {@link DeviceLimits} checks it against what the
  * opened device reports; {@link ResourceDeclarations} turns it into beans.
  *
- * @param gidIndex           null when not configured: the preflight chooses one per port once the
- *                           device is open ({@link #withGidIndexes}), before {@link DeviceLimits}
- *                           sees the plan
- * @param defaultSendTimeout its queue-pair-defaults' send timeout, for queue pairs on the device
- *                           that the configuration does not describe
+ * @param gidIndex null when not configured: the preflight chooses one per port once the device
+ *                 is open ({@link #withGidIndexes}), before {@link DeviceLimits} sees the plan
  */
-record DevicePlan(String name, String property, int port, Integer gidIndex, FabricPlan.SendTimeout defaultSendTimeout,
-                  List<CompletionQueuePlan> completionQueues, List<CounterPlan> counters,
-                  List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
+record DevicePlan(String name, String property, int port, Integer gidIndex, List<CompletionQueuePlan> completionQueues,
+                  List<CounterPlan> counters, List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
 
     /** This plan with every unset GID index (the device's, its QPs' and templates') set to the one chosen for its port. */
     DevicePlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
@@ -37,7 +33,7 @@ record DevicePlan(String name, String property, int port, Integer gidIndex, Fabr
                 pd.queuePairs().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList(),
                 pd.queuePairTemplates().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList())).toList();
         return new DevicePlan(name, property, port, gidIndex != null ? gidIndex : chosenByPort.get(port),
-                defaultSendTimeout, completionQueues, counters, pds, flows);
+                completionQueues, counters, pds, flows);
     }
 
     /** Bytes the device's memory pools pin: each is one page-aligned registration, so whole pages count. */

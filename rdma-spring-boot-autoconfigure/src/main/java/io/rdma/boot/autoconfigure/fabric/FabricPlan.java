@@ -131,14 +131,12 @@ public final class FabricPlan {
     }
 
     /**
-     * How long the template waits for send-queue room, by the name of each queue pair, template
-     * and device (names are unique across the tree): a device's entry is its
-     * {@code queue-pair-defaults}, for queue pairs the configuration does not describe.
+     * How long the template waits for send-queue room, by the name of each queue pair and
+     * template (names are unique across the tree), the device's {@code queue-pair-defaults} applied.
      */
     public Map<String, SendTimeout> sendTimeouts() {
         Map<String, SendTimeout> timeouts = new LinkedHashMap<>();
         devices.forEach(device -> {
-            timeouts.put(device.name(), device.defaultSendTimeout());
             device.queuePairs().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
             device.queuePairTemplates().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
         });
@@ -201,7 +199,6 @@ public final class FabricPlan {
         device.getFlows().forEach((flow, settings) ->
                 flows.add(flow(flow, property + ".flows." + flow, settings, device, qps)));
         return new DevicePlan(name, property, device.getPort(), device.getGidIndex(),
-                new SendTimeout(defaults.getSendTimeout(), defaultsProperty + ".send-timeout"),
                 List.copyOf(cqs.values()), List.copyOf(counters.values()), pds, flows);
     }
 

@@ -6,11 +6,9 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
 
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.WeakHashMap;
 
 /**
  * Every resource the configuration declared, with its declaration: the view the actuator
@@ -27,11 +25,6 @@ public final class RdmaFabric {
     private final Map<String, FabricPlan.QueuePairAddress> queuePairAddresses;
     private final Map<String, QueuePairPlan> queuePairTemplates;
     private final Map<String, FabricPlan.SendTimeout> sendTimeouts;
-    /**
-     * The template each queue pair of {@link #createQueuePair} came from. Weak keys: the
-     * connection layer closes and forgets those queue pairs, and an entry must not outlive them.
-     */
-    private final Map<QueuePair, String> createdFromTemplate = Collections.synchronizedMap(new WeakHashMap<>());
     private final ConnectionPlan connections;
     private final ResourceLookup lookup;
 
@@ -62,25 +55,19 @@ public final class RdmaFabric {
             throw new IllegalArgumentException("no queue pair template named '" + template + "' is declared;"
                     + " declared: " + queuePairTemplates.keySet());
         }
-        QueuePair created = ResourceDeclarations.createQueuePair(plan, lookup);
-        createdFromTemplate.put(created, template);
-        return created;
+        return ResourceDeclarations.createQueuePair(plan, lookup);
     }
 
     /**
-     * How long the template waits for room in {@code qp}'s full send queue, and the property that
-     * sets it: the declared queue pair's {@code send-timeout}, that of the template a
-     * {@link #createQueuePair created} one came from, or else its device's
-     * {@code queue-pair-defaults.send-timeout}.
+     * How long the template waits for room in a full send queue of declared queue pair (or queue
+     * pair template) {@code queuePair}, and the property that sets it: its own
+     * {@code send-timeout}, or else its device's {@code queue-pair-defaults.send-timeout}.
      */
-    public FabricPlan.SendTimeout sendTimeout(QueuePair qp) {
-        String device = qp.context().deviceName();
-        String source = resources.stream().filter(managed -> managed.resource() == qp).map(ManagedResource::name)
-                .findFirst().orElseGet(() -> createdFromTemplate.getOrDefault(qp, device));
-        FabricPlan.SendTimeout timeout = sendTimeouts.get(source);
+    public FabricPlan.SendTimeout sendTimeout(String queuePair) {
+        FabricPlan.SendTimeout timeout = sendTimeouts.get(queuePair);
         if (timeout == null) {
-            throw new IllegalArgumentException(qp + " is on device '" + device + "', which is not configured under "
-                    + "rdma.devices, so no send-timeout applies to it");
+            throw new IllegalArgumentException("no queue pair or queue pair template named '" + queuePair
+                    + "' is declared under rdma.devices");
         }
         return timeout;
     }

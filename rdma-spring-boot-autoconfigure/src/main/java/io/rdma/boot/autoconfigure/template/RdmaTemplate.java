@@ -75,11 +75,11 @@ public class RdmaTemplate {
     /**
      * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
      * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
-     * wait for send-queue room as long as the {@code send-timeout} of the template it was created
-     * from says (for another queue pair, its device's {@code queue-pair-defaults}).
+     * wait for send-queue room as long as the {@code send-timeout} of {@code createdFrom}, the
+     * declared queue pair template it was created from, says.
      */
-    public void bind(String name, QueuePair qp, MemoryPool pool) {
-        operations.put(name, new QueuePairOperations(name, qp, pool, fabric.sendTimeout(qp), router));
+    public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
+        operations.put(name, new QueuePairOperations(name, qp, pool, fabric.sendTimeout(createdFrom), router));
     }
 
     /**
@@ -104,7 +104,7 @@ public class RdmaTemplate {
                         + " set its memory-pool property");
             }
             return new QueuePairOperations(name, qp, (MemoryPool) fabric.resource(pool).orElseThrow().resource(),
-                    fabric.sendTimeout(qp), router);
+                    fabric.sendTimeout(name), router);
         });
     }
 }
