@@ -39,8 +39,9 @@ public final class Connection extends VerbsResource {
 
     /**
      * Calls {@code listener} once when the peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}),
-     * on the provider's event thread: the moment to close this connection and reconnect or let
-     * the peer go, rather than wait for the next send to fail.
+     * on a thread of its own (it may close this connection, which waits for the provider's
+     * event thread): the moment to close this connection and reconnect or let the peer go,
+     * rather than wait for the next send to fail.
      */
     public void onPeerDisconnect(Consumer<Connection> listener) {
         ensureOpen();
