@@ -31,16 +31,16 @@ class DependencyDirectionTest {
 
     @Test
     void onlyTheNativeProviderUsesTheGeneratedBindings() {
-        noClasses().that().resideOutsideOfPackage("io.rdma.verbs.provider.nativ..")
-                .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider.nativ.generated..")
+        noClasses().that().resideOutsideOfPackage("io.rdma.verbs.provider.ibverbs..")
+                .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider.ibverbs.generated..")
                 .check(MAIN);
     }
 
     @Test
     void theProvidersDoNotKnowEachOther() {
         noClasses().that().resideInAPackage("io.rdma.verbs.provider.simulated..")
-                .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider.nativ..").check(MAIN);
-        noClasses().that().resideInAPackage("io.rdma.verbs.provider.nativ..")
+                .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider.ibverbs..").check(MAIN);
+        noClasses().that().resideInAPackage("io.rdma.verbs.provider.ibverbs..")
                 .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider.simulated..").check(MAIN);
     }
 }

@@ -1,0 +1,62 @@
+package io.rdma.verbs.provider.ibverbs;
+
+import io.rdma.verbs.api.CompletionCounterOp;
+import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.Unsigned64;
+import io.rdma.verbs.spi.CompCounterHandle;
+
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * How completion counters work on a context. rdma-core adds {@code ibv_create_comp_cntr} in
+ * release 65 and only EFA implements it today; where the library or the device lacks it
+ * (rxe included), counters are {@link SoftwareCompletionCounter software-counted}, which sees
+ * only the local op kinds. The 65 ABI has no external counter memory, so a counter asked
+ * for with external memory is software-counted too.
+ */
+final class CompletionCounters {
+
+    /** What the completion path can count: the QP's own WRs and its receives. */
+    static final Set<CompletionCounterOp> SOFTWARE_OPS = EnumSet.of(CompletionCounterOp.SEND,
+            CompletionCounterOp.RECV, CompletionCounterOp.RDMA_READ, CompletionCounterOp.RDMA_WRITE);
+
+    private final NativeContext context;
+    private final HardwareCompletionCounters hardware;
+    private final HardwareCompletionCounters.Caps caps;
+
+    private CompletionCounters(NativeContext context, HardwareCompletionCounters hardware,
+                               HardwareCompletionCounters.Caps caps) {
+        this.context = context;
+        this.hardware = hardware;
+        this.caps = caps;
+    }
+
+    static CompletionCounters detect(NativeContext context) {
+        Optional<HardwareCompletionCounters> verbs = HardwareCompletionCounters.bind();
+        Optional<HardwareCompletionCounters.Caps> caps = verbs.flatMap(bound -> bound.query(context.segment()));
+        return caps.isPresent() ? new CompletionCounters(context, verbs.get(), caps.get())
+                : new CompletionCounters(context, null, null);
+    }
+
+    /** Software counters are plain memory: as many as the process can hold. */
+    int maxCounters() {
+        return caps == null ? Integer.MAX_VALUE : caps.maxCounters();
+    }
+
+    long maxValue() {
+        return caps == null ? Unsigned64.MAX : caps.maxValue();
+    }
+
+    Set<CompletionCounterOp> supportedOps() {
+        return caps == null ? SOFTWARE_OPS : caps.supportedOps();
+    }
+
+    CompCounterHandle create(CompletionCounterOptions options) {
+        if (caps == null || options.usesExternalMemory()) {
+            return new SoftwareCompletionCounter(context, options);
+        }
+        return HardwareCompletionCounter.create(context, hardware, caps.maxValue());
+    }
+}

@@ -1,0 +1,300 @@
+package io.rdma.verbs.provider.ibverbs;
+
+import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
+import io.rdma.verbs.provider.ibverbs.generated.rdma_conn_param;
+import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.spi.ConnectionManagerHandle;
+import io.rdma.verbs.spi.LiveObjectCensus;
+import io.rdma.verbs.spi.PeerDisconnectNotice;
+import io.rdma.verbs.spi.QpHandle;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+
+/**
+ * librdmacm on one opened device. The QP is the application's, not attached to the
+ * {@code rdma_cm_id}: the id only resolves, exchanges the connection and private data, and
+ * tells ({@code rdma_init_qp_attr}) the attributes each state transition needs, which are
+ * applied with {@code ibv_modify_qp}; the active side then confirms with
+ * {@code rdma_establish}, as librdmacm requires for QPs it does not own.
+ */
+final class NativeConnectionManager implements ConnectionManagerHandle {
+
+    private static final CheckedCall RESOLVE_ADDR = CheckedCall.bind("rdma_resolve_addr",
+            rdma_h.rdma_resolve_addr$address(), rdma_h.rdma_resolve_addr$descriptor());
+    private static final CheckedCall RESOLVE_ROUTE = CheckedCall.bind("rdma_resolve_route",
+            rdma_h.rdma_resolve_route$address(), rdma_h.rdma_resolve_route$descriptor());
+    private static final CheckedCall CONNECT = CheckedCall.bind("rdma_connect",
+            rdma_h.rdma_connect$address(), rdma_h.rdma_connect$descriptor());
+    private static final CheckedCall ESTABLISH = CheckedCall.bind("rdma_establish",
+            rdma_h.rdma_establish$address(), rdma_h.rdma_establish$descriptor());
+    private static final CheckedCall BIND_ADDR = CheckedCall.bind("rdma_bind_addr",
+            rdma_h.rdma_bind_addr$address(), rdma_h.rdma_bind_addr$descriptor());
+    private static final CheckedCall LISTEN = CheckedCall.bind("rdma_listen",
+            rdma_h.rdma_listen$address(), rdma_h.rdma_listen$descriptor());
+    private static final CheckedCall ACCEPT = CheckedCall.bind("rdma_accept",
+            rdma_h.rdma_accept$address(), rdma_h.rdma_accept$descriptor());
+    private static final CheckedCall REJECT = CheckedCall.bind("rdma_reject",
+            rdma_h.rdma_reject$address(), rdma_h.rdma_reject$descriptor());
+    private static final CheckedCall DISCONNECT = CheckedCall.bind("rdma_disconnect",
+            rdma_h.rdma_disconnect$address(), rdma_h.rdma_disconnect$descriptor());
+    private static final CheckedCall INIT_QP_ATTR = CheckedCall.bind("rdma_init_qp_attr",
+            rdma_h.rdma_init_qp_attr$address(), rdma_h.rdma_init_qp_attr$descriptor());
+    private static final CheckedCall MODIFY_QP = CheckedCall.bind("ibv_modify_qp",
+            rdma_h.ibv_modify_qp$address(), rdma_h.ibv_modify_qp$descriptor());
+
+    /** {@code private_data_len} is a uint8_t, and rdma_cm's own header takes some of the 255 bytes on IB. */
+    private static final int MAX_PRIVATE_DATA = 56;
+    /** RDMA reads and atomics in flight per connection, each way. */
+    private static final int MAX_READ_DEPTH = 16;
+
+    private final NativeContext context;
+
+    NativeConnectionManager(NativeContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ListenerHandle listen(InetSocketAddress address, int backlog) {
+        CmId listener = CmId.create();
+        try (Arena arena = Arena.ofConfined()) {
+            BIND_ADDR.status(String.valueOf(address), listener.segment(), SocketAddresses.toNative(address, arena));
+            LISTEN.status(address + ", backlog " + backlog, listener.segment(), backlog);
+            int port = Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(listener.segment())));
+            return new Listener(listener, new InetSocketAddress(address.getAddress(), port));
+        } catch (RuntimeException e) {
+            listener.destroy();
+            throw e;
+        }
+    }
+
+    @Override
+    public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
+            throws InterruptedException {
+        checkPrivateData(privateData, "rdma_connect");
+        long deadline = System.nanoTime() + timeoutNanos;
+        CmId id = CmId.create();
+        try (Arena arena = Arena.ofConfined()) {
+            String detail = "connecting to " + remote;
+            RESOLVE_ADDR.status(detail, id.segment(), MemorySegment.NULL, SocketAddresses.toNative(remote, arena),
+                    remainingMillis(deadline));
+            id.await(rdma_h.RDMA_CM_EVENT_ADDR_RESOLVED(), "rdma_resolve_addr", deadline, detail);
+            requireThisDevice(id, "rdma_resolve_addr", detail);
+            RESOLVE_ROUTE.status(detail, id.segment(), remainingMillis(deadline));
+            id.await(rdma_h.RDMA_CM_EVENT_ROUTE_RESOLVED(), "rdma_resolve_route", deadline, detail);
+            NativeQp nativeQp = (NativeQp) qp;
+            moveTo(id, nativeQp, QueuePairState.INIT);
+            CONNECT.status(detail, id.segment(), connectionParameters(nativeQp, privateData, arena));
+            CmId.Event response = id.await(rdma_h.RDMA_CM_EVENT_CONNECT_RESPONSE(), "rdma_connect", deadline,
+                    detail);
+            moveTo(id, nativeQp, QueuePairState.RTR);
+            moveTo(id, nativeQp, QueuePairState.RTS);
+            ESTABLISH.status(detail, id.segment());
+            return new Connection(id, remote, response.privateData(), context.census());
+        } catch (RuntimeException | InterruptedException e) {
+            id.destroy();
+            throw e;
+        }
+    }
+
+    private void requireThisDevice(CmId id, String verb, String detail) {
+        String device = id.deviceName();
+        if (!context.deviceName().equals(device)) {
+            throw new VerbsException(verb, Errno.EINVAL, detail + " goes through RDMA device " + device
+                    + ", but the QP is on " + context.deviceName(),
+                    "create the QP on the device context of the device that reaches that address");
+        }
+    }
+
+    /** {@code rdma_init_qp_attr} for {@code state}, applied to the application's QP. */
+    private static void moveTo(CmId id, NativeQp qp, QueuePairState state) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            MemorySegment mask = arena.allocate(ValueLayout.JAVA_INT);
+            ibv_qp_attr.qp_state(attr, state.ordinal());
+            INIT_QP_ATTR.status("attributes for " + state, id.segment(), attr, mask);
+            MODIFY_QP.status("to " + state + " for rdma_cm, attr_mask 0x"
+                    + Integer.toHexString(mask.get(ValueLayout.JAVA_INT, 0)), qp.segment(), attr,
+                    mask.get(ValueLayout.JAVA_INT, 0));
+        }
+    }
+
+    private MemorySegment connectionParameters(NativeQp qp, byte[] privateData, Arena arena) {
+        DeviceAttributes device = context.queryDevice();
+        int depth = Math.min(MAX_READ_DEPTH, Math.min(device.maxQpRdAtom(), device.maxQpInitRdAtom()));
+        MemorySegment param = rdma_conn_param.allocate(arena);
+        if (privateData.length > 0) {
+            MemorySegment data = arena.allocate(privateData.length);
+            MemorySegment.copy(privateData, 0, data, ValueLayout.JAVA_BYTE, 0, privateData.length);
+            rdma_conn_param.private_data(param, data);
+            rdma_conn_param.private_data_len(param, (byte) privateData.length);
+        }
+        rdma_conn_param.responder_resources(param, (byte) depth);
+        rdma_conn_param.initiator_depth(param, (byte) depth);
+        rdma_conn_param.retry_count(param, (byte) 7);
+        rdma_conn_param.rnr_retry_count(param, (byte) 7);
+        rdma_conn_param.qp_num(param, qp.qpNumber());
+        return param;
+    }
+
+    private static void checkPrivateData(byte[] privateData, String verb) {
+        if (privateData.length > MAX_PRIVATE_DATA) {
+            throw new VerbsException(verb, Errno.EINVAL, privateData.length + " bytes of private data",
+                    "rdma_cm carries at most " + MAX_PRIVATE_DATA + " bytes on every transport; exchange more "
+                            + "over the connection");
+        }
+    }
+
+    private static int remainingMillis(long deadline) {
+        return (int) Math.clamp((deadline - System.nanoTime()) / 1_000_000, 1, Integer.MAX_VALUE);
+    }
+
+    private final class Listener implements ListenerHandle {
+
+        private final CmId id;
+        private final InetSocketAddress localAddress;
+
+        Listener(CmId id, InetSocketAddress localAddress) {
+            this.id = id;
+            this.localAddress = localAddress;
+            context.census().created(ResourceKind.CONNECTION_LISTENER);
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return localAddress;
+        }
+
+        @Override
+        public ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
+                throws InterruptedException {
+            checkPrivateData(privateData, "rdma_accept");
+            long requestDeadline = System.nanoTime() + requestWaitNanos;
+            CmId.Event request;
+            do {
+                request = id.next(requestDeadline);
+                if (request == null) {
+                    return null;
+                }
+                if (request.type() == rdma_h.RDMA_CM_EVENT_DEVICE_REMOVAL()) {
+                    throw NativeErrors.failure("rdma_listen", Errno.ENODEV.code(), "listening on " + localAddress);
+                }
+            } while (request.type() != rdma_h.RDMA_CM_EVENT_CONNECT_REQUEST());
+            long deadline = System.nanoTime() + handshakeNanos;
+            CmId child = CmId.adopt(request.id());
+            String detail = "request from " + child.destinationAddress() + " on " + localAddress;
+            try (Arena arena = Arena.ofConfined()) {
+                requireThisDevice(child, "rdma_accept", detail);
+                NativeQp nativeQp = (NativeQp) qp;
+                moveTo(child, nativeQp, QueuePairState.INIT);
+                moveTo(child, nativeQp, QueuePairState.RTR);
+                moveTo(child, nativeQp, QueuePairState.RTS);
+                ACCEPT.status(detail, child.segment(), connectionParameters(nativeQp, privateData, arena));
+                child.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_accept", deadline, detail);
+                return new Connection(child, child.destinationAddress(), request.privateData(), context.census());
+            } catch (RuntimeException | InterruptedException e) {
+                REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
+                child.destroy();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            id.destroy();
+            context.census().destroyed(ResourceKind.CONNECTION_LISTENER);
+        }
+    }
+
+    /**
+     * An established id. Its channel also carries {@code RDMA_CM_EVENT_DISCONNECTED} when the
+     * peer goes away; once someone asks to hear of it, a watcher thread waits for that event
+     * (in short polls, so a local disconnect can stop it before the id is destroyed).
+     */
+    private static final class Connection implements ConnectionHandle {
+
+        private static final long WATCH_SLICE_NANOS = 200_000_000;
+
+        private final CmId id;
+        private final InetSocketAddress remote;
+        private final byte[] peerPrivateData;
+        private final LiveObjectCensus census;
+        /** Actions run on threads of their own: one may well close this connection, which waits for the watcher. */
+        private final PeerDisconnectNotice peerDisconnect = new PeerDisconnectNotice(Thread.ofVirtual()::start);
+        private Thread watcher;
+        private volatile boolean closing;
+
+        Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData, LiveObjectCensus census) {
+            this.id = id;
+            this.remote = remote;
+            this.peerPrivateData = peerPrivateData;
+            this.census = census;
+            census.created(ResourceKind.CONNECTION);
+        }
+
+        @Override
+        public byte[] peerPrivateData() {
+            return peerPrivateData.clone();
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return remote;
+        }
+
+        @Override
+        public synchronized void onPeerDisconnect(Runnable action) {
+            peerDisconnect.onDisconnect(action);
+            if (watcher == null) {
+                watcher = Thread.ofPlatform().daemon().name("rdma-cm-watch-" + remote).start(this::watch);
+            }
+        }
+
+        private void watch() {
+            try {
+                while (!closing) {
+                    CmId.Event event = id.next(System.nanoTime() + WATCH_SLICE_NANOS);
+                    if (event != null && event.type() == rdma_h.RDMA_CM_EVENT_DISCONNECTED()) {
+                        peerDisconnect.disconnected();
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** A peer that disconnected first leaves nothing to disconnect (EINVAL); the id is released either way. */
+        @Override
+        public void disconnect() {
+            closing = true;
+            Thread running;
+            synchronized (this) {
+                running = watcher;
+            }
+            if (running != null && running != Thread.currentThread()) {
+                try {
+                    running.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            try {
+                int errno = DISCONNECT.errnoOf(id.segment());
+                if (errno != 0 && errno != Errno.EINVAL.code()) {
+                    throw NativeErrors.failure("rdma_disconnect", errno, "connection to " + remote);
+                }
+            } finally {
+                id.destroy();
+                census.destroyed(ResourceKind.CONNECTION);
+            }
+        }
+    }
+}
