@@ -533,7 +533,7 @@ public class RdmaProperties {
     public enum CompletionMode {
         /** Busy polling on a dedicated platform thread: lowest latency, one core per queue. */
         POLLING,
-        /** Sleeping on the queue's completion channel, re-armed before each poll (manual §5.4). */
+        /** Sleeping on the queue's completion channel, re-armed before each poll (verbs manual §5.4). */
         EVENT,
         /** Busy polling while completions keep arriving, sleeping on the channel after a quiet window. */
         ADAPTIVE
@@ -544,7 +544,7 @@ public class RdmaProperties {
 
         /**
          * Minimum number of entries; must hold the send and receive work requests of every queue
-         * pair using it (manual §5.2).
+         * pair using it (verbs manual §5.2).
          */
         private int entries = 256;
 

@@ -2,7 +2,7 @@ package io.rdma.verbs.api;
 
 import java.util.Set;
 
-/** Memory region access flags (manual §4.1), with their {@code IBV_ACCESS_*} bit values. */
+/** Memory region access flags (verbs manual §4.1), with their {@code IBV_ACCESS_*} bit values. */
 public enum AccessFlag {
     LOCAL_WRITE(1),
     REMOTE_WRITE(1 << 1),

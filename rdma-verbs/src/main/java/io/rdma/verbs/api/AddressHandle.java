@@ -4,7 +4,7 @@ import io.rdma.verbs.spi.AhHandle;
 
 import java.util.List;
 
-/** {@code struct ibv_ah} (manual §9): a path to a remote port, named by UD sends. */
+/** {@code struct ibv_ah} (verbs manual §9): a path to a remote port, named by UD sends. */
 public final class AddressHandle extends VerbsResource {
 
     private final AddressVector addressVector;

@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_event_type} (manual §13.1), in numeric order. */
+/** {@code enum ibv_event_type} (verbs manual §13.1), in numeric order. */
 public enum AsyncEventType {
     CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
     DEVICE_FATAL, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, SRQ_ERR,

@@ -1,7 +1,7 @@
 package io.rdma.verbs.api;
 
 /**
- * A reusable array of {@link WorkCompletion}s that a poll fills (manual §5.3 pattern 2):
+ * A reusable array of {@link WorkCompletion}s that a poll fills (verbs manual §5.3 pattern 2):
  * allocate one per poller, poll into it forever, no allocation per completion.
  */
 public final class CompletionBatch {

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** {@code struct ibv_comp_channel} (manual §5.1): where armed CQs signal their next completion. */
+/** {@code struct ibv_comp_channel} (verbs manual §5.1): where armed CQs signal their next completion. */
 public final class CompletionChannel extends VerbsResource {
 
     private final ChannelHandle handle;
@@ -20,7 +20,7 @@ public final class CompletionChannel extends VerbsResource {
     /**
      * {@code ibv_get_cq_event} with a timeout: the CQ whose event arrived, already acknowledged
      * ({@code ibv_ack_cq_events}), or empty when {@code timeout} passed first. Re-arm the CQ
-     * before polling it (manual §5.4).
+     * before polling it (verbs manual §5.4).
      */
     public Optional<CompletionQueue> awaitEvent(Duration timeout) throws InterruptedException {
         ensureOpen();

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code struct ibv_cq} (manual §5): polled into a reusable {@link CompletionBatch}, or waited
+ * {@code struct ibv_cq} (verbs manual §5): polled into a reusable {@link CompletionBatch}, or waited
  * on through its completion channel. Polling also retires send-queue entries of the QPs that
  * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth, and
  * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}.
@@ -84,7 +84,7 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     /**
-     * Blocks until completions arrive or {@code timeout} passes, following manual §5.4: poll,
+     * Blocks until completions arrive or {@code timeout} passes, following verbs manual §5.4: poll,
      * arm, poll again (closing the race), then sleep on the channel. Returns the number of
      * completions in {@code batch}, 0 on timeout. Needs a CQ created with a channel that no
      * other CQ shares.

@@ -4,7 +4,7 @@ package io.rdma.verbs.api;
  * Creation settings of a CQ ({@code ibv_create_cq}, or {@code ibv_create_cq_ex} when
  * timestamps are asked for).
  *
- * @param entries              minimum number of CQEs; a shared CQ needs at least send + recv WRs (manual §5.2)
+ * @param entries              minimum number of CQEs; a shared CQ needs at least send + recv WRs (verbs manual §5.2)
  * @param channel              completion channel for event notification, or {@code null} for polling only
  * @param completionVector     interrupt vector, 0 to {@code num_comp_vectors - 1}
  * @param completionTimestamps request {@code IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}; the device must support it

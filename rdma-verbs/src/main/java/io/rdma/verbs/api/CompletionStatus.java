@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_wc_status} (manual §5.3), in numeric order. */
+/** {@code enum ibv_wc_status} (verbs manual §5.3), in numeric order. */
 public enum CompletionStatus {
     SUCCESS, LOC_LEN_ERR, LOC_QP_OP_ERR, LOC_EEC_OP_ERR, LOC_PROT_ERR, WR_FLUSH_ERR, MW_BIND_ERR,
     BAD_RESP_ERR, LOC_ACCESS_ERR, REM_INV_REQ_ERR, REM_ACCESS_ERR, REM_OP_ERR, RETRY_EXC_ERR,
@@ -14,7 +14,7 @@ public enum CompletionStatus {
         return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : GENERAL_ERR;
     }
 
-    /** Its {@code ibv_wc_status} number, as {@code ibv_wc_status_str} and the manual's table use it. */
+    /** Its {@code ibv_wc_status} number, as {@code ibv_wc_status_str} and the verbs manual's table use it. */
     public int value() {
         return ordinal();
     }

@@ -4,8 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The settings of the RESET → INIT → RTR → RTS walk (manual §6.2.4) that
- * {@link QueuePair#connect} performs in one call. Defaults are the manual's.
+ * The settings of the RESET → INIT → RTR → RTS walk (verbs manual §6.2.4) that
+ * {@link QueuePair#connect} performs in one call. Defaults are the verbs manual's.
  *
  * @param timeout     local ACK timeout exponent: 4.096 µs × 2^timeout (0 = infinite)
  * @param retryCount  transport retries before {@code IBV_WC_RETRY_EXC_ERR} (max 7)
@@ -63,14 +63,14 @@ public record ConnectOptions(int port, int gidIndex, int pkeyIndex, Set<AccessFl
                 rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic, value);
     }
 
-    /** The RESET → INIT attributes (manual §6.2.1); UD takes a Q_Key instead of access flags. */
+    /** The RESET → INIT attributes (verbs manual §6.2.1); UD takes a Q_Key instead of access flags. */
     public QueuePairAttributes initAttributes(QueuePairType type) {
         QueuePairAttributes.Builder init = QueuePairAttributes.builder().state(QueuePairState.INIT)
                 .pkeyIndex(pkeyIndex).port(port);
         return (type == QueuePairType.UD ? init.qkey(qkey) : init.accessFlags(accessFlags)).build();
     }
 
-    /** The INIT → RTR attributes (manual §6.2.2) towards {@code remote}; UD needs none but the state. */
+    /** The INIT → RTR attributes (verbs manual §6.2.2) towards {@code remote}; UD needs none but the state. */
     public QueuePairAttributes readyToReceiveAttributes(QueuePairType type, QueuePairEndpoint remote) {
         QueuePairAttributes.Builder rtr = QueuePairAttributes.builder().state(QueuePairState.RTR);
         if (type.isConnected()) {
@@ -83,7 +83,7 @@ public record ConnectOptions(int port, int gidIndex, int pkeyIndex, Set<AccessFl
         return rtr.build();
     }
 
-    /** The RTR → RTS attributes (manual §6.2.3); only RC has ACK timeout and retries. */
+    /** The RTR → RTS attributes (verbs manual §6.2.3); only RC has ACK timeout and retries. */
     public QueuePairAttributes readyToSendAttributes(QueuePairType type) {
         QueuePairAttributes.Builder rts = QueuePairAttributes.builder().state(QueuePairState.RTS).sendPsn(sendPsn);
         if (type == QueuePairType.RC) {

@@ -3,7 +3,7 @@ package io.rdma.verbs.api;
 import java.util.Set;
 
 /**
- * {@code struct ibv_device_attr} (manual §2.3), plus the extended limits this API needs to
+ * {@code struct ibv_device_attr} (verbs manual §2.3), plus the extended limits this API needs to
  * decide what a device can do: completion timestamps, completion counters and flow counters.
  *
  * <p>{@code maxMrSize}, {@code pageSizeCap} and {@code completionCounterMaxValue} are unsigned

@@ -93,7 +93,7 @@ public final class DeviceContext extends VerbsResource {
         return create(() -> new ProtectionDomain(this, handle.allocatePd()));
     }
 
-    /** {@code ibv_create_comp_channel}: a channel CQs signal for event-driven completion (manual §5.1). */
+    /** {@code ibv_create_comp_channel}: a channel CQs signal for event-driven completion (verbs manual §5.1). */
     public CompletionChannel createCompletionChannel() {
         return create(() -> new CompletionChannel(this, handle.createCompletionChannel()));
     }

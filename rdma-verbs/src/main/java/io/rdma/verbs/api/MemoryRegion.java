@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 
-/** {@code struct ibv_mr} (manual §4.1): registered memory, its keys and access rights. */
+/** {@code struct ibv_mr} (verbs manual §4.1): registered memory, its keys and access rights. */
 public final class MemoryRegion extends VerbsResource {
 
     private final MemorySegment memory;

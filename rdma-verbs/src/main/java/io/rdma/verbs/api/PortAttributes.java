@@ -1,7 +1,7 @@
 package io.rdma.verbs.api;
 
 /**
- * {@code struct ibv_port_attr} (manual §2.4).
+ * {@code struct ibv_port_attr} (verbs manual §2.4).
  *
  * @param maxMessageSize {@code max_msg_sz}, a {@code uint32_t}: a long so that values from 2^31 up stay positive
  * @param activeSpeed {@code active_speed} as the IB encoding (1 = SDR 2.5 Gb/s per lane ... 64 = HDR)

@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_port_state} (manual §2.4). */
+/** {@code enum ibv_port_state} (verbs manual §2.4). */
 public enum PortState {
     NOP, DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER;
 

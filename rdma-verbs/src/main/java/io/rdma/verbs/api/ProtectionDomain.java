@@ -11,7 +11,7 @@ import java.util.Set;
 /** {@code struct ibv_pd}: the scope within which memory, QPs, SRQs and AHs may work together. */
 public final class ProtectionDomain extends VerbsResource {
 
-    /** Registrations are page aligned by default (manual §12.4). */
+    /** Registrations are page aligned by default (verbs manual §12.4). */
     public static final long PAGE_SIZE = 4096;
 
     private final PdHandle handle;

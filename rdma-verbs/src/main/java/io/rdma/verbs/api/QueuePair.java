@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code struct ibv_qp} (manual §6–7): state transitions, posting, and what a peer needs to
+ * {@code struct ibv_qp} (verbs manual §6–7): state transitions, posting, and what a peer needs to
  * connect. Posting to one QP from many threads is safe: the API serializes each queue
  * (§14 leaves that to the caller; here it is not left to luck). The send queue's depth is
  * accounted, unsignaled WRs included, so an overflow is refused with ENOMEM before it
@@ -93,17 +93,17 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /** RESET → INIT (manual §6.2.1). After it, receives may be posted. */
+    /** RESET → INIT (verbs manual §6.2.1). After it, receives may be posted. */
     public void toInit(ConnectOptions options) {
         modify(options.initAttributes(type()));
     }
 
-    /** INIT → RTR towards {@code remote} (manual §6.2.2). */
+    /** INIT → RTR towards {@code remote} (verbs manual §6.2.2). */
     public void toReadyToReceive(QueuePairEndpoint remote, ConnectOptions options) {
         modify(options.readyToReceiveAttributes(type(), remote));
     }
 
-    /** RTR → RTS (manual §6.2.3). */
+    /** RTR → RTS (verbs manual §6.2.3). */
     public void toReadyToSend(ConnectOptions options) {
         modify(options.readyToSendAttributes(type()));
     }
@@ -119,7 +119,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * The whole walk RESET → INIT → RTR → RTS in one call (manual §6.2.4). For UD,
+     * The whole walk RESET → INIT → RTR → RTS in one call (verbs manual §6.2.4). For UD,
      * {@code remote} may be null: datagrams name their destination per WR.
      */
     public void connect(QueuePairEndpoint remote, ConnectOptions options) {
@@ -128,7 +128,7 @@ public final class QueuePair extends VerbsResource {
         toReadyToSend(options);
     }
 
-    /** What the peer needs to connect to this QP (manual §11.2), for {@code port} and {@code gidIndex}. */
+    /** What the peer needs to connect to this QP (verbs manual §11.2), for {@code port} and {@code gidIndex}. */
     public QueuePairEndpoint localEndpoint(int port, int gidIndex, int packetSequenceNumber) {
         ensureOpen();
         PortAttributes attributes = context().queryPort(port);
@@ -156,7 +156,7 @@ public final class QueuePair extends VerbsResource {
                 throw new VerbsException("ibv_post_send", Errno.ENOMEM, "send queue of " + describe() + " has "
                         + sendQueue.freeSlots() + " free slots of " + sendQueue.capacity() + " for a chain of "
                         + chainLength(first), "unsignaled WRs hold their slots until a later signaled WR completes"
-                        + " and is polled (manual §7.1.6): signal every Nth WR and poll the send CQ, or wait for"
+                        + " and is polled (verbs manual §7.1.6): signal every Nth WR and poll the send CQ, or wait for"
                         + " room with tryPostSend and awaitSendRoom").withBadWorkRequest(first.wrId());
             }
         } finally {
@@ -215,7 +215,7 @@ public final class QueuePair extends VerbsResource {
      * Waits until the send queue has at least {@code slots} free slots, or {@code timeout}
      * passes. The thread parks, without spinning, and is woken by whatever frees slots: a poll of
      * the send CQ that retires completed WRs ({@link CompletionQueue#poll}; an unsignaled WR's
-     * slot is freed with the next signaled completion after it, manual §7.1.6), or a reset. So
+     * slot is freed with the next signaled completion after it, verbs manual §7.1.6), or a reset. So
      * another thread must poll the send CQ meanwhile; a thread that polls it itself should poll
      * instead of waiting. Room is not reserved: another poster may take it first, so wait and
      * {@link #tryPostSend} in a loop. Thread-safe; any number of threads may wait, and none holds
@@ -248,7 +248,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * {@code ibv_post_recv}: allowed from INIT on (manual §6.2.1); EINVAL in RESET or when the QP
+     * {@code ibv_post_recv}: allowed from INIT on (verbs manual §6.2.1); EINVAL in RESET or when the QP
      * takes its receives from an SRQ.
      */
     public void postReceive(ReceiveWorkRequest first) {

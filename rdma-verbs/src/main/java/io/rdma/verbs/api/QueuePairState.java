@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_qp_state} in numeric order (manual §6.2). */
+/** {@code enum ibv_qp_state} in numeric order (verbs manual §6.2). */
 public enum QueuePairState {
     RESET, INIT, RTR, RTS, SQD, SQE, ERR;
 

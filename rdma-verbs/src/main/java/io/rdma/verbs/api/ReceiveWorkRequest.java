@@ -1,7 +1,7 @@
 package io.rdma.verbs.api;
 
 /**
- * {@code struct ibv_recv_wr} (manual §7.2), mutable and reusable like {@link SendWorkRequest}.
+ * {@code struct ibv_recv_wr} (verbs manual §7.2), mutable and reusable like {@link SendWorkRequest}.
  * The memory it names must be registered with {@link AccessFlag#LOCAL_WRITE}.
  */
 public final class ReceiveWorkRequest {

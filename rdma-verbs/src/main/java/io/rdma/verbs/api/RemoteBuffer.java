@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** Remote memory as a peer advertises it for RDMA read, write and atomics: address, rkey, length (manual §11.2). */
+/** Remote memory as a peer advertises it for RDMA read, write and atomics: address, rkey, length (verbs manual §11.2). */
 public record RemoteBuffer(long address, int rkey, long length) {
 
     /** The sub-range at {@code offset}. */

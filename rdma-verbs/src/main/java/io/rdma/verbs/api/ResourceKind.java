@@ -2,7 +2,7 @@ package io.rdma.verbs.api;
 
 /**
  * The kinds of verbs objects, declared in the order libibverbs requires them to be
- * destroyed (manual §11.3): connection manager ids first (a connection is torn down
+ * destroyed (verbs manual §11.3): connection manager ids first (a connection is torn down
  * before its QP), flows before the counters they feed, QPs before the SRQs, AHs
  * and CQs they use, completion counters only once no QP is attached to them, and so on up
  * to the device context. Closing a parent destroys its dependents in this order.

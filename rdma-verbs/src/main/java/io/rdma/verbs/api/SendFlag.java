@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_send_flags} bits (manual §7.1). */
+/** {@code enum ibv_send_flags} bits (verbs manual §7.1). */
 public final class SendFlag {
     public static final int FENCE = 1;
     public static final int SIGNALED = 1 << 1;

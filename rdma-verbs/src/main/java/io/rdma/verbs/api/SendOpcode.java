@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_wr_opcode} values this API posts (manual §7.1), with their numeric values. */
+/** {@code enum ibv_wr_opcode} values this API posts (verbs manual §7.1), with their numeric values. */
 public enum SendOpcode {
     RDMA_WRITE(0),
     RDMA_WRITE_WITH_IMM(1),
@@ -29,7 +29,7 @@ public enum SendOpcode {
         return this != SEND && this != SEND_WITH_IMM;
     }
 
-    /** Which QP types may post this opcode (manual §7.1 opcode table). */
+    /** Which QP types may post this opcode (verbs manual §7.1 opcode table). */
     public boolean allowedOn(QueuePairType type) {
         return switch (type) {
             case RC -> true;

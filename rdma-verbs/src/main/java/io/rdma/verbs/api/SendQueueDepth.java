@@ -6,7 +6,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Send-queue depth accounting (manual §7.1.6): a WR holds its send-queue slot, signaled or
+ * Send-queue depth accounting (verbs manual §7.1.6): a WR holds its send-queue slot, signaled or
  * not, until a completion at or after it is polled. Which WRs a completion retires is decided
  * by position in the queue ({@link PostedSendRing}), never by wr_id alone, which may repeat.
  *

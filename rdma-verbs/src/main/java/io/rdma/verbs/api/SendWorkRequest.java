@@ -3,7 +3,7 @@ package io.rdma.verbs.api;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@code struct ibv_send_wr} (manual §7.1), mutable and meant to be reused: fill it, post it,
+ * {@code struct ibv_send_wr} (verbs manual §7.1), mutable and meant to be reused: fill it, post it,
  * fill it again. Posting copies it, so it may be changed as soon as {@code postSend} returns.
  * Chain requests with {@link #next(SendWorkRequest)} to post them with one doorbell (§12.5).
  */
@@ -57,7 +57,7 @@ public final class SendWorkRequest {
     public SendWorkRequest immediateData(int value) { immediateData = value; return this; }
     public SendWorkRequest next(SendWorkRequest value) { next = value; return this; }
 
-    /** Target of RDMA read/write: remote virtual address and rkey (manual §7.1.2–7.1.3). */
+    /** Target of RDMA read/write: remote virtual address and rkey (verbs manual §7.1.2–7.1.3). */
     public SendWorkRequest remote(long address, int remoteKey) {
         remoteAddress = address;
         rkey = remoteKey;
@@ -68,14 +68,14 @@ public final class SendWorkRequest {
         return remote(buffer.address(), buffer.rkey());
     }
 
-    /** Operands of an atomic: compare (or add) value and swap value (manual §7.1.4). */
+    /** Operands of an atomic: compare (or add) value and swap value (verbs manual §7.1.4). */
     public SendWorkRequest atomic(long compareOrAdd, long swapValue) {
         compareAdd = compareOrAdd;
         swap = swapValue;
         return this;
     }
 
-    /** Destination of a UD send (manual §7.1.7). */
+    /** Destination of a UD send (verbs manual §7.1.7). */
     public SendWorkRequest datagram(AddressHandle handle, int qpNumber, int qkey) {
         addressHandle = handle;
         remoteQpNumber = qpNumber;
@@ -104,7 +104,7 @@ public final class SendWorkRequest {
     }
 
     /**
-     * Inline data needs no lkey (manual §7.1.5); the bytes are copied at post time, through
+     * Inline data needs no lkey (verbs manual §7.1.5); the bytes are copied at post time, through
      * {@code data}, so its arena must stay open until {@code postSend} returns (a closed one is
      * refused with EFAULT).
      */

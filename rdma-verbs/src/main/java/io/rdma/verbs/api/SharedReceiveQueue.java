@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code struct ibv_srq} (manual §8): one pool of receive WRs shared by many QPs. With a
+ * {@code struct ibv_srq} (verbs manual §8): one pool of receive WRs shared by many QPs. With a
  * limit armed, dropping below it raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} once and disarms.
  */
 public final class SharedReceiveQueue extends VerbsResource {

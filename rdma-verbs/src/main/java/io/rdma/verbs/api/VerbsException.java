@@ -83,7 +83,7 @@ public class VerbsException extends RuntimeException {
         return rawErrno;
     }
 
-    /** What to do, where the manual says; may be {@code null}. */
+    /** What to do, where the verbs manual says; may be {@code null}. */
     public String advice() {
         return advice;
     }

@@ -1,7 +1,7 @@
 package io.rdma.verbs.api;
 
 /**
- * {@code struct ibv_wc} (manual §5.3), one slot of a {@link CompletionBatch}, overwritten by
+ * {@code struct ibv_wc} (verbs manual §5.3), one slot of a {@link CompletionBatch}, overwritten by
  * each poll. Providers fill it with {@link #set}; applications read it.
  */
 public final class WorkCompletion {

@@ -8,7 +8,7 @@ package io.rdma.verbs.spi;
  *
  * <ul>
  * <li>A successful completion belongs to the oldest outstanding signaled WR; the unsignaled
- * WRs before it completed silently (manual §7.1.6), so it retires them too.</li>
+ * WRs before it completed silently (verbs manual §7.1.6), so it retires them too.</li>
  * <li>An error completion is produced for an unsignaled WR too (and for every WR flushed after
  * it), so it belongs to a WR no later than the oldest signaled one: the oldest in that range
  * carrying its wr_id. With repeated wr_ids that may be too early a WR, which leaves slots held

@@ -39,7 +39,7 @@ public interface QpHandle {
     FlowHandle createFlow(FlowSpec spec, CountersHandle counters);
 
     /**
-     * {@code ibv_destroy_qp}. The manual says outstanding WRs are flushed; the simulated fabric
+     * {@code ibv_destroy_qp}. The verbs manual says outstanding WRs are flushed; the simulated fabric
      * writes those {@code IBV_WC_WR_FLUSH_ERR} completions to CQs that are still open, while
      * hardware may discard them with the QP (mlx5 cleans them from the CQ), so an application
      * that needs its flushes moves the QP to ERR and drains before destroying it.

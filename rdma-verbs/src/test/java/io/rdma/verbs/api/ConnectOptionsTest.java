@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The attribute masks of the RESET → INIT → RTR → RTS walk differ per transport (manual §6.2). */
+/** The attribute masks of the RESET → INIT → RTR → RTS walk differ per transport (verbs manual §6.2). */
 class ConnectOptionsTest {
 
     private final ConnectOptions options = ConnectOptions.defaults().withPort(2).withGidIndex(1).withSendPsn(42);

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** 64-bit remote atomics (manual §7.1.4): the old value comes back, the remote word changes as asked. */
+/** 64-bit remote atomics (verbs manual §7.1.4): the old value comes back, the remote word changes as asked. */
 class AtomicsTest {
 
     @RegisterExtension
@@ -86,7 +86,7 @@ class AtomicsTest {
             assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
         } else {
             // A device may check the alignment when the WR is posted (rxe does); the simulated fabric
-            // leaves it to the responder, as the manual's completion status table describes.
+            // leaves it to the responder, as the verbs manual's completion status table describes.
             assertThat(fabric.isSimulated()).as("refused at post on the simulated fabric: %s", refusedAtPost)
                     .isFalse();
             VerbsErrors.assertFailure(refusedAtPost, "ibv_post_send", Errno.EINVAL);

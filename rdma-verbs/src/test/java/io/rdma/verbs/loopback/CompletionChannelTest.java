@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Event-driven completion (manual §5.4): sleep on the channel instead of spinning on the CQ. */
+/** Event-driven completion (verbs manual §5.4): sleep on the channel instead of spinning on the CQ. */
 class CompletionChannelTest {
 
     @RegisterExtension

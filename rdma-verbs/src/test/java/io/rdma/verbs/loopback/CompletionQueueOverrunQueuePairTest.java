@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * After a CQ overrun (manual §5.2, "fatal") the IB spec puts every QP that goes on completing
+ * After a CQ overrun (verbs manual §5.2, "fatal") the IB spec puts every QP that goes on completing
  * into that CQ in the error state, with its own {@code IBV_EVENT_QP_FATAL} besides the CQ's
  * {@code IBV_EVENT_CQ_ERR}; QPs that complete nothing there are untouched.
  */

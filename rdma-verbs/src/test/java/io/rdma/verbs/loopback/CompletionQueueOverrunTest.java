@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A CQ smaller than the completions it is sent (manual §5.2): the CQ errs instead of losing them quietly. */
+/** A CQ smaller than the completions it is sent (verbs manual §5.2): the CQ errs instead of losing them quietly. */
 class CompletionQueueOverrunTest {
 
     @RegisterExtension

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Packet sequence numbers of an RC connection (manual §6.2.2 {@code rq_psn}, §6.2.3 {@code sq_psn};
+ * Packet sequence numbers of an RC connection (verbs manual §6.2.2 {@code rq_psn}, §6.2.3 {@code sq_psn};
  * IBA 9.7.1): each request packet takes the requester's next PSN, and the responder takes only
  * the packet carrying the PSN it expects. Both ends count one PSN per packet of the path MTU; an
  * RDMA read counts one per response packet.
@@ -53,7 +53,7 @@ class PacketSequenceTest {
     /**
      * The responder NAKs the first out-of-sequence request (a class B error: nothing else
      * happens to it) and ignores the retries; the requester's ACK timer runs out {@code retry_cnt}
-     * times (manual §13.2: RETRY_EXC_ERR for a wrong PSN).
+     * times (verbs manual §13.2: RETRY_EXC_ERR for a wrong PSN).
      */
     @Test
     void requesterAheadOfTheExpectedPsnRunsOutOfRetries() {

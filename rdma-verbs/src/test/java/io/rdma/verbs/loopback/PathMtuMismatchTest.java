@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The two ends of an RC connection set different {@code path_mtu}s (manual §6.2.2). The
+ * The two ends of an RC connection set different {@code path_mtu}s (verbs manual §6.2.2). The
  * responder checks every request packet against its own path MTU (IBA C9-92, as rxe's
  * {@code check_length} does): a first or middle packet must carry exactly the path MTU, an only
  * or last packet at most that. Anything else is an invalid request (class C): the requester's WR

@@ -22,7 +22,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The QP state machine (manual §6.2) as posting and {@code ibv_modify_qp} see it. */
+/** The QP state machine (verbs manual §6.2) as posting and {@code ibv_modify_qp} see it. */
 class QueuePairStateTest {
 
     @RegisterExtension

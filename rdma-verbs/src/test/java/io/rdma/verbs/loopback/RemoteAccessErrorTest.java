@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Errors found while a work request executes: they complete in error (they are not thrown) and
- * move the QP to ERR, as the completion status table of manual §5.3 describes.
+ * move the QP to ERR, as the completion status table of verbs manual §5.3 describes.
  */
 class RemoteAccessErrorTest {
 
@@ -148,7 +148,7 @@ class RemoteAccessErrorTest {
     @Test
     void datagramAboveThePortMtuIsALocalLengthError() {
         assumeTrue(fabric.isSimulated(), "a device may send a UD message above the MTU (rxe completes it with "
-                + "SUCCESS); only the simulated fabric enforces the manual's limit");
+                + "SUCCESS); only the simulated fabric enforces the verbs manual's limit");
         Loopback datagrams = fabric.connectedPair(QueuePairType.UD);
         int mtu = fabric.portAttributes().activeMtu().bytes();
         MemoryRegion large = fabric.region(mtu + 1);
@@ -168,7 +168,7 @@ class RemoteAccessErrorTest {
 
     /**
      * The completion reports a failure and its QP goes to ERR. The simulated fabric gives the exact
-     * status of the manual's completion status table; a device may report the same fault with
+     * status of the verbs manual's completion status table; a device may report the same fault with
      * another error status (rxe: {@code LOC_QP_OP_ERR}, or {@code WR_FLUSH_ERR} when it moved the QP
      * to ERR before completing the faulty WR), so there any error status is accepted. A device may
      * also write the error completion before its QP has left RTS (rxe's responder), hence the

@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Send-queue depth (manual §7.1.6): an unsignaled WR holds its slot until a later signaled
+ * Send-queue depth (verbs manual §7.1.6): an unsignaled WR holds its slot until a later signaled
  * completion is polled, so posting must signal now and then and poll the send CQ.
  */
 class SendQueueTest {
@@ -162,7 +162,7 @@ class SendQueueTest {
     }
 
     /**
-     * The manual's selective-signaling loop (§7.1.6) with wr_id 0 on every WR, as applications
+     * The verbs manual's selective-signaling loop (§7.1.6) with wr_id 0 on every WR, as applications
      * that need no id for unsignaled WRs post it: the signaled completion frees the whole chain,
      * however often wr_ids repeat.
      */

@@ -20,7 +20,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** One SRQ feeding the receives of two QPs (manual §8), and its limit event. */
+/** One SRQ feeding the receives of two QPs (verbs manual §8), and its limit event. */
 class SharedReceiveQueueTest {
 
     private static final int SLOT = 64;

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** UC (connected, unacknowledged) and UD (datagrams through address handles). */
 class UnreliableTransportTest {
 
-    /** The UD receive buffer starts with room for a Global Routing Header (manual §7.2). */
+    /** The UD receive buffer starts with room for a Global Routing Header (verbs manual §7.2). */
     private static final int GRH_BYTES = 40;
 
     @RegisterExtension

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which posted WRs a completion retires (manual §7.1.6: the send queue holds every WR until the
+ * Which posted WRs a completion retires (verbs manual §7.1.6: the send queue holds every WR until the
  * next signaled one completes; a send queue completes in order). wr_id is the application's
  * opaque value, so these cases repeat it on purpose.
  */

@@ -15,7 +15,7 @@ import org.apache.commons.logging.LogFactory;
  * Takes the completions of one CQ on a dedicated platform thread named {@code rdma-cq-<name>}
  * and hands them to the {@link CompletionRouter}. The mode decides how it waits:
  * {@code polling} spins on {@code ibv_poll_cq}; {@code event} sleeps on the CQ's completion
- * channel, re-arming before each poll ({@link CompletionQueue#awaitCompletions}, manual §5.4);
+ * channel, re-arming before each poll ({@link CompletionQueue#awaitCompletions}, verbs manual §5.4);
  * {@code adaptive} spins while completions keep coming and sleeps once the poll window passes
  * without one. Counts are written by this thread only and read on scrape.
  */

@@ -107,7 +107,7 @@ public final class CompletionPollers implements SmartLifecycle {
         }
     }
 
-    /** QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (manual §6.2). */
+    /** QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (verbs manual §6.2). */
     private static void flush(List<QueuePair> qps) {
         for (QueuePair qp : qps) {
             try {

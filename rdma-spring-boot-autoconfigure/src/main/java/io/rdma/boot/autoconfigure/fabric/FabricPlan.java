@@ -427,7 +427,7 @@ public final class FabricPlan {
                 throw new InvalidRdmaConfigurationException(plan.property() + ".entries", "the completion queue has "
                         + plan.entries() + " entries but its queue pairs " + users.get(cq) + " can have " + entries
                         + " work requests outstanding (send + receive WRs); a full CQ overruns and moves them to"
-                        + " the error state (manual §5.2)",
+                        + " the error state (verbs manual §5.2)",
                         "Set entries to at least " + entries + ", or lower the queue pairs' max-send-wr/max-recv-wr"
                                 + " (or the max-connections of listeners using their templates).");
             }

@@ -41,7 +41,7 @@ public class RdmaResourceCreationException extends RuntimeException {
         return property;
     }
 
-    /** The verb's failure: verb, errno and the manual's advice. */
+    /** The verb's failure: verb, errno and the verbs manual's advice. */
     public VerbsException verbsFailure() {
         return (VerbsException) getCause();
     }

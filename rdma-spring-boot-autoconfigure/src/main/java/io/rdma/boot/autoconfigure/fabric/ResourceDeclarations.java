@@ -46,7 +46,7 @@ import java.util.stream.Stream;
 
 /**
  * Turns device plans into {@link DeclaredResource}s: what each bean depends on and how it is
- * created. The dependencies are exactly libibverbs' destroy constraints (manual §11.3): a
+ * created. The dependencies are exactly libibverbs' destroy constraints (verbs manual §11.3): a
  * resource depends on its parents, a QP also on its CQs, SRQ and every completion counter
  * attached to it, a CQ on its channel, a flow on its QP and its flow counters. Spring destroys
  * a bean only after every bean that depends on it, so its reverse destruction is a valid

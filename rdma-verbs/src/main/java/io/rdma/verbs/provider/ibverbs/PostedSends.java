@@ -5,7 +5,7 @@ import io.rdma.verbs.spi.PostedSendRing;
 
 /**
  * A QP's send WRs posted and not yet completed, with their opcodes: a completion retires its
- * WR and every WR before it, which the signaled one completed implicitly (manual §7.1.6), so
+ * WR and every WR before it, which the signaled one completed implicitly (verbs manual §7.1.6), so
  * software completion counters see unsignaled WRs too. Which WR a completion belongs to is
  * decided by position ({@link PostedSendRing}), as wr_ids may repeat.
  */

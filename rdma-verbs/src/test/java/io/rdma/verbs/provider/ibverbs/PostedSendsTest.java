@@ -9,7 +9,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A completion retires its WR and the unsignaled ones before it (manual §7.1.6), each with its
+ * A completion retires its WR and the unsignaled ones before it (verbs manual §7.1.6), each with its
  * own opcode, so software completion counters count them by kind.
  */
 class PostedSendsTest {
