@@ -1,6 +1,5 @@
-package io.rdma.boot.autoconfigure.test;
+package io.rdma.boot.test;
 
-import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.PortState;
@@ -15,11 +14,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/**
- * A user's test as the slice is meant for: a whole application on the simulated fabric, with faults
- * injected; simulated only by what it tests.
- */
-@SimulatedOnly
+/** A user's test as the annotation is meant for: a whole application on the simulated fabric, with faults injected. */
 @SpringBootTest(properties = "rdma.devices.hca0.completion-queues.cq.entries=16")
 @SimulatedRdma
 class SimulatedRdmaTests {

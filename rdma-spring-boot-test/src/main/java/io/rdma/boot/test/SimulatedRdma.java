@@ -1,4 +1,4 @@
-package io.rdma.boot.autoconfigure.test;
+package io.rdma.boot.test;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

@@ -1,4 +1,4 @@
-package io.rdma.boot.autoconfigure.test;
+package io.rdma.boot.test;
 
 import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.Verbs;
