@@ -14,8 +14,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -23,20 +21,15 @@ import org.springframework.context.annotation.Import;
  * Builds the fabric declared under {@code rdma}: the provider's device list, one bean per
  * declared resource, and the {@code rdmaFabric} bean that knows them all; then delivers the
  * completions of every declared CQ while the application runs, brings up the declared
- * connections, and offers the {@link RdmaTemplate} and {@code @RdmaListener} methods.
+ * connections, and offers the {@link RdmaTemplate} and {@code @RdmaListener} methods. The
+ * {@code rdma.*} properties are bound once, as the resources are registered, and everything at
+ * run time reads the checked plan made of them ({@link RdmaFabric}), never the raw properties.
  */
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
 @ConditionalOnBooleanProperty(name = "rdma.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(RdmaProperties.class)
 @Import(RdmaResourceRegistrar.class)
 public final class RdmaAutoConfiguration {
-
-    @Bean
-    @ConfigurationPropertiesBinding
-    static BinaryDataSizeConverter rdmaBinaryDataSizeConverter() {
-        return new BinaryDataSizeConverter();
-    }
 
     @Bean
     @ConditionalOnMissingBean
@@ -46,8 +39,8 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CompletionPollers rdmaCompletionPollers(RdmaFabric fabric, CompletionRouter router, RdmaProperties properties) {
-        return new CompletionPollers(fabric, router, properties);
+    CompletionPollers rdmaCompletionPollers(RdmaFabric fabric, CompletionRouter router) {
+        return new CompletionPollers(fabric, router);
     }
 
     @Bean

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.completion;
 
-import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.boot.autoconfigure.fabric.FabricPlan;
 import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.QueuePair;
@@ -41,21 +41,19 @@ public final class CompletionPollers implements SmartLifecycle {
     private final List<CompletionPoller> pollers;
     private volatile boolean running;
 
-    public CompletionPollers(RdmaFabric fabric, CompletionRouter router, RdmaProperties properties) {
+    public CompletionPollers(RdmaFabric fabric, CompletionRouter router) {
         this.fabric = fabric;
         this.router = router;
-        this.drainTimeout = properties.getShutdown().getDrainTimeout();
-        this.pollers = createPollers(fabric, router, properties);
+        this.drainTimeout = fabric.drainTimeout();
+        this.pollers = createPollers(fabric, router);
     }
 
-    private static List<CompletionPoller> createPollers(RdmaFabric fabric, CompletionRouter router,
-                                                        RdmaProperties properties) {
+    private static List<CompletionPoller> createPollers(RdmaFabric fabric, CompletionRouter router) {
         List<CompletionPoller> created = new ArrayList<>();
         for (RdmaFabric.Named<CompletionQueue> cq : fabric.resources(CompletionQueue.class)) {
-            RdmaProperties.CompletionQueue settings = properties.getDevices().get(cq.declaration().device())
-                    .getCompletionQueues().get(cq.name());
-            created.add(new CompletionPoller(cq.name(), cq.resource(), settings.getMode(), settings.getPollWindow(),
-                    settings.getBatchSize(), router));
+            FabricPlan.CompletionPolling polling = fabric.completionPolling(cq.name());
+            created.add(new CompletionPoller(cq.name(), cq.resource(), polling.mode(), polling.pollWindow(),
+                    polling.batchSize(), router));
         }
         return List.copyOf(created);
     }

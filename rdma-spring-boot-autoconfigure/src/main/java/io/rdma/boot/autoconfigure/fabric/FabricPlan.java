@@ -64,6 +64,24 @@ public final class FabricPlan {
         this.connections = ConnectionPlan.read(properties.getConnections(), devices);
         Map<String, Integer> peersPerTemplate = connections.peersPerTemplate();
         devices.forEach(device -> checkCompletionQueueSizes(device, peersPerTemplate));
+        notNegative(properties.getShutdown().getDrainTimeout(), RdmaProperties.PREFIX + ".shutdown.drain-timeout");
+    }
+
+    /** How each declared completion queue is polled, by its name. */
+    public Map<String, CompletionPolling> completionPolling() {
+        Map<String, CompletionPolling> polling = new LinkedHashMap<>();
+        devices.forEach(device -> device.completionQueues().forEach(cq -> polling.put(cq.name(),
+                new CompletionPolling(cq.mode(), cq.pollWindow(), cq.batchSize()))));
+        return polling;
+    }
+
+    /** How a completion queue's poller takes completions: its mode, busy-poll window and batch size. */
+    public record CompletionPolling(CompletionMode mode, Duration pollWindow, int batchSize) {
+    }
+
+    /** How long the pollers wait at shutdown for outstanding sends ({@code rdma.shutdown.drain-timeout}). */
+    public Duration drainTimeout() {
+        return properties.getShutdown().getDrainTimeout();
     }
 
     /** The listeners and outbound connections, checked against the declared queue pairs and templates. */

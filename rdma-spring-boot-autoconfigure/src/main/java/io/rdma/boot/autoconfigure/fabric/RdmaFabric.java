@@ -6,6 +6,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +26,8 @@ public final class RdmaFabric {
     private final Map<String, FabricPlan.QueuePairAddress> queuePairAddresses;
     private final Map<String, QueuePairPlan> queuePairTemplates;
     private final Map<String, FabricPlan.SendTimeout> sendTimeouts;
+    private final Map<String, FabricPlan.CompletionPolling> completionPolling;
+    private final Duration drainTimeout;
     private final ConnectionPlan connections;
     private final ResourceLookup lookup;
 
@@ -36,6 +39,8 @@ public final class RdmaFabric {
         this.queuePairAddresses = plan.queuePairAddresses();
         this.queuePairTemplates = plan.queuePairTemplates();
         this.sendTimeouts = plan.sendTimeouts();
+        this.completionPolling = plan.completionPolling();
+        this.drainTimeout = plan.drainTimeout();
         this.connections = plan.connections();
         this.lookup = lookup;
     }
@@ -56,6 +61,20 @@ public final class RdmaFabric {
                     + " declared: " + queuePairTemplates.keySet());
         }
         return ResourceDeclarations.createQueuePair(plan, lookup);
+    }
+
+    /** How declared completion queue {@code cq} is polled, as the checked configuration says. */
+    public FabricPlan.CompletionPolling completionPolling(String cq) {
+        FabricPlan.CompletionPolling polling = completionPolling.get(cq);
+        if (polling == null) {
+            throw new IllegalArgumentException("no completion queue named '" + cq + "' is declared under rdma.devices");
+        }
+        return polling;
+    }
+
+    /** How long the pollers wait at shutdown for outstanding sends before flushing them. */
+    public Duration drainTimeout() {
+        return drainTimeout;
     }
 
     /**
