@@ -25,6 +25,7 @@ import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
+import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -73,7 +74,7 @@ final class SimulatedQp implements QpHandle {
     private final ReceiveQueue receiveQueue;
     private final PendingSends pending;
     private final ReentrantLock sendLock = new DataPathLock();
-    private final SimulatedCompCounter[] counters = new SimulatedCompCounter[CompletionCounterOp.values().length];
+    private final SoftwareCompletionCounter[] counters = new SoftwareCompletionCounter[CompletionCounterOp.values().length];
     private final SgeCursor source;
     private final SgeCursor target;
     private final SgeCursor grhSource = new SgeCursor(1);
@@ -948,7 +949,7 @@ final class SimulatedQp implements QpHandle {
     }
 
     private void count(CompletionCounterOp op, boolean failed) {
-        SimulatedCompCounter counter = counters[op.ordinal()];
+        SoftwareCompletionCounter counter = counters[op.ordinal()];
         if (counter != null) {
             counter.count(!failed);
         }
@@ -978,7 +979,7 @@ final class SimulatedQp implements QpHandle {
                             + Integer.toHexString(qpNumber), "op masks of counters on one QP must not overlap");
                 }
             }
-            SimulatedCompCounter attached = (SimulatedCompCounter) counter;
+            SoftwareCompletionCounter attached = (SoftwareCompletionCounter) counter;
             for (CompletionCounterOp op : ops) {
                 counters[op.ordinal()] = attached;
             }
@@ -1014,8 +1015,8 @@ final class SimulatedQp implements QpHandle {
             }
             STATE.setVolatile(this, QueuePairState.RESET);
             fabric.queuePairs().remove(qpNumber);
-            IdentityHashMap<SimulatedCompCounter, Boolean> attached = new IdentityHashMap<>();
-            for (SimulatedCompCounter counter : counters) {
+            IdentityHashMap<SoftwareCompletionCounter, Boolean> attached = new IdentityHashMap<>();
+            for (SoftwareCompletionCounter counter : counters) {
                 if (counter != null && attached.put(counter, Boolean.TRUE) == null) {
                     counter.detached();
                 }
