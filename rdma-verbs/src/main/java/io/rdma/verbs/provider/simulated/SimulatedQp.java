@@ -9,7 +9,6 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.FlowSpec;
 import io.rdma.verbs.api.Gid;
-import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairState;
@@ -49,8 +48,6 @@ final class SimulatedQp implements QpHandle {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int GRH_BYTES = 40;
     private static final int RAW_FRAME_OVERHEAD = 64;
-    /** PSNs are 24-bit and wrap (IBA 9.7.1). */
-    private static final int PSN_MASK = 0xFFFFFF;
 
     static {
         try {
@@ -83,32 +80,12 @@ final class SimulatedQp implements QpHandle {
     private final MemorySegment frameMemory;
     private final FrameHeaders headers = new FrameHeaders();
     private final PortTally tally = new PortTally();
+    final QpAttributes attributes = new QpAttributes();
     /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
     private final Runnable resumeTask = this::resumeSends;
 
     private volatile QueuePairState state = QueuePairState.RESET;
     private volatile boolean destroyed;
-    private SimulatedPort port;
-    private int pkeyIndex;
-    private int accessMask;
-    private int qkey;
-    private Mtu pathMtu = Mtu.MTU_1024;
-    private int destQpNumber;
-    /**
-     * The PSN this responder expects next. Set at RTR by this QP; advanced by the connected
-     * requester, under its send lock, as it delivers (the only writer while connected).
-     */
-    private volatile int receivePsn;
-    /** The PSN of this requester's next request packet. */
-    private int sendPsn;
-    private AddressVector addressVector;
-    private SimulatedPort remotePort;
-    private int maxDestRdAtomic;
-    private int maxRdAtomic;
-    private int minRnrTimer;
-    private int timeout;
-    private int retryCount;
-    private int rnrRetry;
     private long retryAt;
     /** The receive queue this QP waits on after an RNR NAK, so a destroy can withdraw from it. */
     private ReceiveQueue waitingOn;
@@ -155,16 +132,6 @@ final class SimulatedQp implements QpHandle {
         return state;
     }
 
-    /**
-     * Whether this responder's connection is the one {@code requester} speaks on. On a wire the
-     * packet sequence numbers of a connection tie it to its two QPs; a requester left over from
-     * an earlier connection (its peer since reset and connected elsewhere) is out of sequence,
-     * and its packets are dropped, so it times out instead of landing in the new connection.
-     */
-    private boolean isConnectedTo(SimulatedQp requester) {
-        return destQpNumber == requester.qpNumber && remotePort == requester.port;
-    }
-
     private boolean acceptsIncoming() {
         QueuePairState current = state;
         return current == QueuePairState.RTR || current == QueuePairState.RTS || current == QueuePairState.SQD;
@@ -173,13 +140,13 @@ final class SimulatedQp implements QpHandle {
     // ---------------------------------------------------------------- state
 
     @Override
-    public void modify(QueuePairAttributes attributes) {
+    public void modify(QueuePairAttributes changes) {
         sendLock.lock();
         try {
             QueuePairState from = state;
-            QpTransitions.check(type, from, attributes);
-            apply(attributes);
-            QueuePairState to = attributes.state() == null ? from : attributes.state();
+            QpTransitions.check(type, from, changes);
+            attributes.apply(changes, type, pd.device());
+            QueuePairState to = changes.state() == null ? from : changes.state();
             if (to == QueuePairState.RESET) {
                 STATE.setVolatile(this, QueuePairState.RESET);
                 retryAt = 0;
@@ -203,87 +170,11 @@ final class SimulatedQp implements QpHandle {
         }
     }
 
-    private void apply(QueuePairAttributes attributes) {
-        if (attributes.port() != null) {
-            SimulatedPort chosen = pd.device().port(attributes.port());
-            if (type == QueuePairType.RAW_PACKET && !chosen.isEthernet()) {
-                throw Failures.invalid("ibv_modify_qp", "a RAW_PACKET QP needs an Ethernet port; port "
-                        + chosen.number() + " of " + pd.device().name() + " is InfiniBand");
-            }
-            port = chosen;
-        }
-        if (attributes.pkeyIndex() != null && attributes.pkeyIndex() != 0) {
-            throw Failures.invalid("ibv_modify_qp", "pkey_index " + attributes.pkeyIndex()
-                    + " is outside the P_Key table of 1 entry");
-        }
-        if (attributes.accessFlags() != null) {
-            accessMask = AccessFlag.mask(attributes.accessFlags());
-        }
-        if (attributes.qkey() != null) {
-            qkey = attributes.qkey();
-        }
-        if (attributes.pathMtu() != null) {
-            Mtu portMtu = pd.device().spec().mtu();
-            if (attributes.pathMtu().value() > portMtu.value()) {
-                throw Failures.invalid("ibv_modify_qp", "path_mtu " + attributes.pathMtu().bytes()
-                        + " exceeds the port's active MTU " + portMtu.bytes());
-            }
-            pathMtu = attributes.pathMtu();
-        }
-        if (attributes.addressVector() != null) {
-            AddressVector av = attributes.addressVector();
-            SimulatedPort local = port == null ? pd.device().port(av.portNumber()) : port;
-            if (local.isEthernet() && !av.isGlobal()) {
-                throw Failures.invalid("ibv_modify_qp", "port " + local.number() + " is Ethernet (RoCE): "
-                        + "IBV_QP_AV needs a GRH", "connect with the peer's GID (GID index 1 on RoCE v2)");
-            }
-            addressVector = av;
-            remotePort = fabric.route(av);
-        }
-        int maxRdAtom = pd.device().spec().maxQpRdAtom();
-        if (attributes.maxDestRdAtomic() != null) {
-            maxDestRdAtomic = checkAtomics("max_dest_rd_atomic", attributes.maxDestRdAtomic(), maxRdAtom);
-        }
-        if (attributes.maxRdAtomic() != null) {
-            maxRdAtomic = checkAtomics("max_rd_atomic", attributes.maxRdAtomic(), maxRdAtom);
-        }
-        if (attributes.destQpNumber() != null) {
-            destQpNumber = attributes.destQpNumber();
-        }
-        if (attributes.receivePsn() != null) {
-            receivePsn = attributes.receivePsn() & PSN_MASK;
-        }
-        if (attributes.sendPsn() != null) {
-            sendPsn = attributes.sendPsn() & PSN_MASK;
-        }
-        if (attributes.minRnrTimer() != null) {
-            minRnrTimer = attributes.minRnrTimer();
-        }
-        if (attributes.timeout() != null) {
-            timeout = attributes.timeout();
-        }
-        if (attributes.retryCount() != null) {
-            retryCount = attributes.retryCount();
-        }
-        if (attributes.rnrRetry() != null) {
-            rnrRetry = attributes.rnrRetry();
-        }
-    }
-
-    private static int checkAtomics(String name, int value, int limit) {
-        if (value < 0 || value > limit) {
-            throw Failures.aboveLimit("ibv_modify_qp", name, value, limit);
-        }
-        return value;
-    }
-
     @Override
     public QueuePairAttributes query() {
         sendLock.lock();
         try {
-            return new QueuePairAttributes(state, pkeyIndex, port == null ? 0 : port.number(),
-                    AccessFlag.fromMask(accessMask), qkey, pathMtu, destQpNumber, receivePsn, sendPsn, addressVector,
-                    maxDestRdAtomic, maxRdAtomic, minRnrTimer, timeout, retryCount, rnrRetry);
+            return attributes.query(state);
         } finally {
             sendLock.unlock();
         }
@@ -492,24 +383,24 @@ final class SimulatedQp implements QpHandle {
             return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
         }
         long length = source.total();
-        SimulatedQp peer = fabric.queuePairs().get(destQpNumber);
-        boolean reachable = remotePort != null && peer != null && peer.type == type && peer.port == remotePort
-                && peer.acceptsIncoming() && peer.isConnectedTo(this);
-        int requestPackets = resultsLandLocally ? 1 : packets(length, pathMtu.bytes());
+        SimulatedQp peer = fabric.queuePairs().get(attributes.destQpNumber);
+        boolean reachable = attributes.remotePort != null && peer != null && peer.type == type && peer.attributes.port == attributes.remotePort
+                && peer.acceptsIncoming() && peer.attributes.isConnectedTo(this);
+        int requestPackets = resultsLandLocally ? 1 : packets(length, attributes.pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
         // A packet longer than the receiving port's MTU is dropped by the link, so RC times out
         // (manual §13.2: RETRY_EXC_ERR when the MTU is not consistent).
-        boolean fitsTheLink = requestBytes == 0 || Math.min(length, pathMtu.bytes()) <= remotePort.activeMtuBytes();
-        if (!reachable || !fitsTheLink || !port.carries(remotePort)) {
+        boolean fitsTheLink = requestBytes == 0 || Math.min(length, attributes.pathMtu.bytes()) <= attributes.remotePort.activeMtuBytes();
+        if (!reachable || !fitsTheLink || !attributes.port.carries(attributes.remotePort)) {
             return lost(slot);
         }
-        tally.add(port, remotePort, requestPackets, requestBytes);
-        if (type == QueuePairType.RC && peer.receivePsn != sendPsn) {
+        tally.add(attributes.port, attributes.remotePort, requestPackets, requestBytes);
+        if (type == QueuePairType.RC && peer.attributes.receivePsn != attributes.sendPsn) {
             // Out of sequence (class B): the responder NAKs once with its own expected PSN, which
             // this requester never sent, and drops the retries; only the ACK timer ends the wait.
             return lost(slot);
         }
-        if (requestBytes > 0 && !peer.segmentsFit(length, pathMtu)) {
+        if (requestBytes > 0 && !peer.attributes.segmentsFit(length, attributes.pathMtu)) {
             return invalidLength(slot, peer);
         }
         Outcome outcome = switch (opcode) {
@@ -522,20 +413,11 @@ final class SimulatedQp implements QpHandle {
             // The responder took the request. A read takes one PSN per response packet (IBA
             // 9.7.1), an atomic one; a request that waits (RNR, ACK timeout) is sent again with
             // the same PSNs, and one that failed leaves both QPs to be reset anyway.
-            int sequenceNumbers = opcode.isAtomic() ? 1 : packets(length, pathMtu.bytes());
-            sendPsn = (sendPsn + sequenceNumbers) & PSN_MASK;
-            peer.receivePsn = sendPsn;
+            int sequenceNumbers = opcode.isAtomic() ? 1 : packets(length, attributes.pathMtu.bytes());
+            attributes.sendPsn = (attributes.sendPsn + sequenceNumbers) & QpAttributes.PSN_MASK;
+            peer.attributes.receivePsn = attributes.sendPsn;
         }
         return outcome;
-    }
-
-    /**
-     * The responder's length check of a request's packets against its own path MTU (IBA C9-92,
-     * rxe's {@code check_length}): a first or middle packet carries exactly the path MTU, an
-     * only or last packet at most that. The requester cut {@code length} bytes at {@code sentMtu}.
-     */
-    private boolean segmentsFit(long length, Mtu sentMtu) {
-        return sentMtu == pathMtu || length <= Math.min(sentMtu.bytes(), pathMtu.bytes());
     }
 
     /**
@@ -560,10 +442,10 @@ final class SimulatedQp implements QpHandle {
         if (now - retryAt < 0) {
             return Outcome.WAITING;
         }
-        if (pending.transportRetriesUsed[slot]++ >= retryCount && timeout != 0) {
+        if (pending.transportRetriesUsed[slot]++ >= attributes.retryCount && attributes.timeout != 0) {
             return failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
         }
-        long delay = IbTimers.ackTimeoutNanos(timeout);
+        long delay = IbTimers.ackTimeoutNanos(attributes.timeout);
         retryAt = now + delay;
         fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
@@ -580,11 +462,11 @@ final class SimulatedQp implements QpHandle {
         if (now - retryAt < 0) {
             return Outcome.WAITING;
         }
-        if (rnrRetry != IbTimers.INFINITE_RNR_RETRY && pending.rnrRetriesUsed[slot]++ >= rnrRetry) {
+        if (attributes.rnrRetry != IbTimers.INFINITE_RNR_RETRY && pending.rnrRetriesUsed[slot]++ >= attributes.rnrRetry) {
             peer.receiveQueue.forget(this);
             return failLocally(slot, CompletionStatus.RNR_RETRY_EXC_ERR);
         }
-        long delay = IbTimers.rnrNanos(peer.minRnrTimer);
+        long delay = IbTimers.rnrNanos(peer.attributes.minRnrTimer);
         retryAt = now + delay;
         fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
@@ -608,13 +490,13 @@ final class SimulatedQp implements QpHandle {
                 if (remoteStatus == CompletionStatus.SUCCESS) {
                     boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
                     peer.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
-                            withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qpNumber, port.lid(),
+                            withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qpNumber, attributes.port.lid(),
                             pending.flags[slot], CompletionCounterOp.RECV);
                 }
             } else {
                 writeRemote(slot, writeRegion, length);
                 peer.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
-                        WorkCompletion.FLAG_WITH_IMM, qpNumber, port.lid(), pending.flags[slot],
+                        WorkCompletion.FLAG_WITH_IMM, qpNumber, attributes.port.lid(), pending.flags[slot],
                         CompletionCounterOp.REMOTE_RDMA_WRITE);
                 remoteStatus = CompletionStatus.SUCCESS;
             }
@@ -669,7 +551,7 @@ final class SimulatedQp implements QpHandle {
         if (region == null) {
             return remoteAccessError(slot, peer);
         }
-        if (!remotePort.transmit(port, packets(length, pathMtu.bytes()), length)) {
+        if (!attributes.remotePort.transmit(attributes.port, packets(length, attributes.pathMtu.bytes()), length)) {
             return lost(slot);
         }
         target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length)
@@ -691,7 +573,7 @@ final class SimulatedQp implements QpHandle {
         long original = pending.opcodes[slot] == SendOpcode.ATOMIC_CMP_AND_SWP
                 ? (long) LONG.compareAndExchange(region.memory(), offset, pending.compareAdds[slot], pending.swaps[slot])
                 : (long) LONG.getAndAdd(region.memory(), offset, pending.compareAdds[slot]);
-        remotePort.transmit(port, 1, Long.BYTES);
+        attributes.remotePort.transmit(attributes.port, 1, Long.BYTES);
         source.firstSegment().set(ValueLayout.JAVA_LONG_UNALIGNED, source.firstOffset(), original);
         return complete(slot, CompletionStatus.SUCCESS, Long.BYTES);
     }
@@ -710,20 +592,20 @@ final class SimulatedQp implements QpHandle {
             return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
         }
         long length = source.total();
-        if (length > port.activeMtuBytes()) {
+        if (length > attributes.port.activeMtuBytes()) {
             return failLocally(slot, CompletionStatus.LOC_LEN_ERR);
         }
         AddressVector av = pending.addressHandles[slot].addressVector();
         SimulatedPort destination = fabric.route(av);
         SimulatedQp peer = fabric.queuePairs().get(pending.remoteQpNumbers[slot]);
         boolean reachable = destination != null && peer != null && peer.type == QueuePairType.UD
-                && peer.port == destination && peer.acceptsIncoming() && peer.qkey == pending.remoteQkeys[slot];
-        if (!reachable || !port.carries(destination)) {
+                && peer.attributes.port == destination && peer.acceptsIncoming() && peer.attributes.qkey == pending.remoteQkeys[slot];
+        if (!reachable || !attributes.port.carries(destination)) {
             return complete(slot, CompletionStatus.SUCCESS, 0);
         }
-        tally.add(port, destination, 1, length);
+        tally.add(attributes.port, destination, 1, length);
         if (av.isGlobal()) {
-            Gid sourceGid = port.gids().get(av.globalRoute().sourceGidIndex());
+            Gid sourceGid = attributes.port.gids().get(av.globalRoute().sourceGidIndex());
             writeGrh(av, sourceGid, length);
             if (destination.isEthernet()) {
                 headers.roceV2(sourceGid.ipv4(), av.globalRoute().destinationGid().ipv4(), 0xC000 | (qpNumber & 0x3FFF));
@@ -743,7 +625,7 @@ final class SimulatedQp implements QpHandle {
                     peer.completeReceive(queue, CompletionOpcode.RECV, length + GRH_BYTES, pending.immediates[slot],
                             (av.isGlobal() ? WorkCompletion.FLAG_GRH : 0)
                                     | (pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM ? WorkCompletion.FLAG_WITH_IMM : 0),
-                            qpNumber, port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
+                            qpNumber, attributes.port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
                 }
             }
         } finally {
@@ -773,8 +655,8 @@ final class SimulatedQp implements QpHandle {
         int length = (int) source.total();
         source.copyTo(grhSource.clear().add(frameMemory, 0, length), length);
         headers.parse(frame, length);
-        if (port.isActive()) {
-            port.transmitFrame(length);
+        if (attributes.port.isActive()) {
+            attributes.port.transmitFrame(length);
             for (SimulatedPort destination : fabric.ethernetPorts()) {
                 if (destination.isActive()) {
                     steer(destination, null, length);
@@ -870,7 +752,7 @@ final class SimulatedQp implements QpHandle {
     private SimulatedMr remoteRegion(int rkey, long address, long length, AccessFlag needed) {
         SimulatedMr region = SimulatedMr.byKey(fabric, rkey);
         boolean allowed = region != null && region.pd() == pd && region.allows(needed)
-                && AccessFlag.isSet(accessMask, needed) && region.covers(address, length);
+                && AccessFlag.isSet(attributes.accessMask, needed) && region.covers(address, length);
         return allowed ? region : null;
     }
 
