@@ -15,7 +15,6 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
@@ -24,15 +23,11 @@ import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.EnumSet;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -59,19 +54,15 @@ final class SimulatedQp implements QpHandle {
 
     private enum Outcome { DONE, WAITING }
 
-    private final SimulatedPd pd;
+    final SimulatedPd pd;
     private final SimulatedFabric fabric;
-    private final QueuePairType type;
-    private final SimulatedCq sendCq;
-    private final SimulatedCq recvCq;
-    private final SimulatedSrq srq;
+    final QueuePairType type;
+    final SimulatedSrq srq;
     private final QueuePairCapabilities capabilities;
-    private final boolean signalAll;
     private final int qpNumber;
-    private final ReceiveQueue receiveQueue;
-    private final PendingSends pending;
+    final ReceiveQueue receiveQueue;
+    final PendingSends pending;
     private final ReentrantLock sendLock = new DataPathLock();
-    private final SoftwareCompletionCounter[] counters = new SoftwareCompletionCounter[CompletionCounterOp.values().length];
     private final SgeCursor source;
     private final SgeCursor target;
     private final SgeCursor grhSource = new SgeCursor(1);
@@ -81,12 +72,13 @@ final class SimulatedQp implements QpHandle {
     private final FrameHeaders headers = new FrameHeaders();
     private final PortTally tally = new PortTally();
     final QpAttributes attributes = new QpAttributes();
+    final CompletionDelivery completions;
+    private final SendPosting posting;
     /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
     private final Runnable resumeTask = this::resumeSends;
 
     private volatile QueuePairState state = QueuePairState.RESET;
     private volatile boolean destroyed;
-    private long retryAt;
     /** The receive queue this QP waits on after an RNR NAK, so a destroy can withdraw from it. */
     private ReceiveQueue waitingOn;
 
@@ -95,12 +87,9 @@ final class SimulatedQp implements QpHandle {
         this.pd = pd;
         this.fabric = pd.device().fabric();
         this.type = type;
-        this.sendCq = sendCq;
-        this.recvCq = recvCq;
         this.srq = srq;
         this.capabilities = srq == null ? capabilities : new QueuePairCapabilities(capabilities.maxSendWr(), 0,
                 capabilities.maxSendSge(), 0, capabilities.maxInlineData());
-        this.signalAll = signalAll;
         this.receiveQueue = srq != null ? srq.queue()
                 : new ReceiveQueue(capabilities.maxRecvWr(), capabilities.maxRecvSge(), null, 0);
         this.pending = new PendingSends(capabilities.maxSendWr(), capabilities.maxSendSge(),
@@ -110,6 +99,8 @@ final class SimulatedQp implements QpHandle {
         this.target = new SgeCursor(cursorCapacity);
         this.frame = new byte[pd.device().spec().mtu().bytes() + RAW_FRAME_OVERHEAD];
         this.frameMemory = MemorySegment.ofArray(frame);
+        this.completions = new CompletionDelivery(this, sendCq, recvCq, signalAll);
+        this.posting = new SendPosting(this, frame.length);
         this.qpNumber = fabric.queuePairs().add(this);
     }
 
@@ -149,14 +140,13 @@ final class SimulatedQp implements QpHandle {
             QueuePairState to = changes.state() == null ? from : changes.state();
             if (to == QueuePairState.RESET) {
                 STATE.setVolatile(this, QueuePairState.RESET);
-                retryAt = 0;
                 pending.clear();
                 if (srq == null) {
                     receiveQueue.clear();
                 }
             } else if (to == QueuePairState.ERR) {
                 STATE.setVolatile(this, QueuePairState.ERR);
-                flushAll();
+                completions.flushAll();
             } else {
                 STATE.setVolatile(this, to);
                 if (to == QueuePairState.RTS) {
@@ -200,7 +190,7 @@ final class SimulatedQp implements QpHandle {
                 // Only while still in ERR: the application may have reset and reconnected the QP
                 // before this ran, and its new receives must not be flushed.
                 if (!destroyed && state == QueuePairState.ERR) {
-                    flushAll();
+                    completions.flushAll();
                 }
             } finally {
                 sendLock.unlock();
@@ -208,118 +198,24 @@ final class SimulatedQp implements QpHandle {
         });
     }
 
-    /** Completes every outstanding WR with {@code IBV_WC_WR_FLUSH_ERR}. Send lock held. */
-    private void flushAll() {
-        flushPendingSends();
-        if (srq == null) {
-            receiveQueue.lock().lock();
-            try {
-                flushReceives();
-            } finally {
-                receiveQueue.lock().unlock();
-            }
-        }
-    }
-
-    private void flushPendingSends() {
-        while (!pending.isEmpty()) {
-            complete(pending.head(), CompletionStatus.WR_FLUSH_ERR, 0);
-        }
-    }
-
-    private void flushReceives() {
-        while (!receiveQueue.isEmpty()) {
-            long wrId = receiveQueue.headWrId();
-            receiveQueue.consumeHead();
-            completeInto(recvCq, wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
-            count(CompletionCounterOp.RECV, true);
-        }
-    }
-
     // ---------------------------------------------------------------- posting
 
     @Override
     public void postSend(SendWorkRequest first) {
-        PublishBatch completions = PublishBatch.open();
+        PublishBatch batch = PublishBatch.open();
         sendLock.lock();
         try {
             QueuePairState current = state;
-            int added = 0;
-            try {
-                for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                    if (current != QueuePairState.RTS && current != QueuePairState.ERR) {
-                        throw new VerbsException("ibv_post_send", Errno.EINVAL, "QP 0x"
-                                + Integer.toHexString(qpNumber) + " is in " + current + "; sends need RTS",
-                                "finish the RESET -> INIT -> RTR -> RTS walk (QueuePair.connect) before posting sends")
-                                .withBadWorkRequest(wr.wrId());
-                    }
-                    SimulatedAh addressHandle = validate(wr);
-                    if (pending.isFull()) {
-                        throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the send queue holds its maximum of "
-                                + capabilities.maxSendWr() + " WRs", null).withBadWorkRequest(wr.wrId());
-                    }
-                    pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
-                    added++;
-                }
-            } catch (RuntimeException | Error refused) {
-                // Nothing of a refused chain runs: its doorbell was never rung.
-                pending.removeNewest(added);
-                throw refused;
-            }
+            posting.admit(first, current);
             if (current == QueuePairState.ERR) {
-                flushPendingSends();
+                completions.flushPendingSends();
             }
             // The whole chain runs at once, as a doorbell starts the device on everything posted.
             progress();
         } finally {
             sendLock.unlock();
-            completions.close();
+            batch.close();
         }
-    }
-
-    private SimulatedAh validate(SendWorkRequest wr) {
-        SendOpcode opcode = wr.opcode();
-        if (!opcode.allowedOn(type)) {
-            throw invalidWr(wr, opcode + " is not valid on a " + type + " QP (manual §7.1 opcode table)");
-        }
-        if (wr.sgeCount() > capabilities.maxSendSge()) {
-            throw invalidWr(wr, wr.sgeCount() + " SGEs exceed max_send_sge " + capabilities.maxSendSge());
-        }
-        if (wr.hasFlag(SendFlag.INLINE)) {
-            if (opcode == SendOpcode.RDMA_READ || opcode.isAtomic()) {
-                throw invalidWr(wr, "IBV_SEND_INLINE is only for SEND and RDMA_WRITE");
-            }
-            if (wr.totalLength() > capabilities.maxInlineData()) {
-                throw invalidWr(wr, wr.totalLength() + " inline bytes exceed max_inline_data "
-                        + capabilities.maxInlineData());
-            }
-        }
-        if (opcode.isAtomic()) {
-            if (!pd.device().spec().atomics()) {
-                throw invalidWr(wr, pd.device().name() + " reports atomic_cap NONE");
-            }
-            if (wr.sgeCount() != 1 || wr.sgeLength(0) != Long.BYTES) {
-                throw invalidWr(wr, "an atomic needs exactly one 8-byte SGE for the original value");
-            }
-        }
-        if (type == QueuePairType.RAW_PACKET && wr.totalLength() > frame.length) {
-            throw invalidWr(wr, "a raw frame of " + wr.totalLength() + " bytes exceeds the port MTU");
-        }
-        if (type != QueuePairType.UD) {
-            return null;
-        }
-        if (wr.addressHandle() == null) {
-            throw invalidWr(wr, "a UD send needs an address handle (SendWorkRequest.datagram)");
-        }
-        SimulatedAh addressHandle = (SimulatedAh) wr.addressHandle().providerHandle();
-        if (addressHandle.pd() != pd) {
-            throw invalidWr(wr, "the address handle belongs to another protection domain");
-        }
-        return addressHandle;
-    }
-
-    private static VerbsException invalidWr(SendWorkRequest wr, String detail) {
-        return new VerbsException("ibv_post_send", Errno.EINVAL, detail, null).withBadWorkRequest(wr.wrId());
     }
 
     @Override
@@ -332,12 +228,7 @@ final class SimulatedQp implements QpHandle {
         }
         receiveQueue.post(first, "ibv_post_recv");
         if (current == QueuePairState.ERR) {
-            receiveQueue.lock().lock();
-            try {
-                flushReceives();
-            } finally {
-                receiveQueue.lock().unlock();
-            }
+            completions.flushReceives();
         }
     }
 
@@ -439,14 +330,14 @@ final class SimulatedQp implements QpHandle {
             return complete(slot, CompletionStatus.SUCCESS, 0);
         }
         long now = System.nanoTime();
-        if (now - retryAt < 0) {
+        if (now - pending.retryAt < 0) {
             return Outcome.WAITING;
         }
         if (pending.transportRetriesUsed[slot]++ >= attributes.retryCount && attributes.timeout != 0) {
             return failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
         }
         long delay = IbTimers.ackTimeoutNanos(attributes.timeout);
-        retryAt = now + delay;
+        pending.retryAt = now + delay;
         fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
     }
@@ -459,7 +350,7 @@ final class SimulatedQp implements QpHandle {
         peer.receiveQueue.awaitReceive(this);
         waitingOn = peer.receiveQueue;
         long now = System.nanoTime();
-        if (now - retryAt < 0) {
+        if (now - pending.retryAt < 0) {
             return Outcome.WAITING;
         }
         if (attributes.rnrRetry != IbTimers.INFINITE_RNR_RETRY && pending.rnrRetriesUsed[slot]++ >= attributes.rnrRetry) {
@@ -467,7 +358,7 @@ final class SimulatedQp implements QpHandle {
             return failLocally(slot, CompletionStatus.RNR_RETRY_EXC_ERR);
         }
         long delay = IbTimers.rnrNanos(peer.attributes.minRnrTimer);
-        retryAt = now + delay;
+        pending.retryAt = now + delay;
         fabric.schedule(resumeTask, delay);
         return Outcome.WAITING;
     }
@@ -489,13 +380,13 @@ final class SimulatedQp implements QpHandle {
                 remoteStatus = peer.scatterIntoHead(queue, source, target, length, 0);
                 if (remoteStatus == CompletionStatus.SUCCESS) {
                     boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
-                    peer.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
+                    peer.completions.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
                             withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qpNumber, attributes.port.lid(),
                             pending.flags[slot], CompletionCounterOp.RECV);
                 }
             } else {
                 writeRemote(slot, writeRegion, length);
-                peer.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
+                peer.completions.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
                         WorkCompletion.FLAG_WITH_IMM, qpNumber, attributes.port.lid(), pending.flags[slot],
                         CompletionCounterOp.REMOTE_RDMA_WRITE);
                 remoteStatus = CompletionStatus.SUCCESS;
@@ -541,7 +432,7 @@ final class SimulatedQp implements QpHandle {
             return deliverToReceiveQueue(slot, peer, length, region);
         }
         writeRemote(slot, region, length);
-        peer.count(CompletionCounterOp.REMOTE_RDMA_WRITE, false);
+        peer.completions.count(CompletionCounterOp.REMOTE_RDMA_WRITE, false);
         return complete(slot, CompletionStatus.SUCCESS, length);
     }
 
@@ -556,7 +447,7 @@ final class SimulatedQp implements QpHandle {
         }
         target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length)
                 .copyTo(source, length);
-        peer.count(CompletionCounterOp.REMOTE_RDMA_READ, false);
+        peer.completions.count(CompletionCounterOp.REMOTE_RDMA_READ, false);
         return complete(slot, CompletionStatus.SUCCESS, length);
     }
 
@@ -622,7 +513,7 @@ final class SimulatedQp implements QpHandle {
                         target, GRH_BYTES, length);
                 if (status == CompletionStatus.SUCCESS) {
                     source.copyTo(target, length);
-                    peer.completeReceive(queue, CompletionOpcode.RECV, length + GRH_BYTES, pending.immediates[slot],
+                    peer.completions.completeReceive(queue, CompletionOpcode.RECV, length + GRH_BYTES, pending.immediates[slot],
                             (av.isGlobal() ? WorkCompletion.FLAG_GRH : 0)
                                     | (pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM ? WorkCompletion.FLAG_WITH_IMM : 0),
                             qpNumber, attributes.port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
@@ -695,7 +586,7 @@ final class SimulatedQp implements QpHandle {
                 return;
             }
             if (scatterIntoHead(receiveQueue, frameData, scratch, length, 0) == CompletionStatus.SUCCESS) {
-                completeReceive(receiveQueue, CompletionOpcode.RECV, length, 0, 0, 0, 0, 0, CompletionCounterOp.RECV);
+                completions.completeReceive(receiveQueue, CompletionOpcode.RECV, length, 0, 0, 0, 0, 0, CompletionCounterOp.RECV);
             }
         } finally {
             receiveQueue.lock().unlock();
@@ -719,33 +610,15 @@ final class SimulatedQp implements QpHandle {
             SimulatedMr region = SimulatedMr.byKey(fabric, queue.headSgeLkey(i));
             if (region == null || region.pd() != pd || !region.allows(AccessFlag.LOCAL_WRITE)
                     || !region.covers(address, sgeLength)) {
-                return failHeadReceive(queue, CompletionStatus.LOC_PROT_ERR);
+                return completions.failHeadReceive(queue, CompletionStatus.LOC_PROT_ERR);
             }
             into.add(region.memory(), region.offsetOf(address), sgeLength);
         }
         if (queue.headCapacity() < leading + following) {
-            return failHeadReceive(queue, CompletionStatus.LOC_LEN_ERR);
+            return completions.failHeadReceive(queue, CompletionStatus.LOC_LEN_ERR);
         }
         from.copyTo(into, leading);
         return CompletionStatus.SUCCESS;
-    }
-
-    private CompletionStatus failHeadReceive(ReceiveQueue queue, CompletionStatus status) {
-        long wrId = queue.headWrId();
-        queue.consumeHead();
-        completeInto(recvCq, wrId, status, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
-        count(CompletionCounterOp.RECV, true);
-        return status;
-    }
-
-    private void completeReceive(ReceiveQueue queue, CompletionOpcode opcode, long length, int immediate,
-                                 int completionFlags, int sourceQp, int sourceLid, int sendFlags,
-                                 CompletionCounterOp counted) {
-        long wrId = queue.headWrId();
-        queue.consumeHead();
-        completeInto(recvCq, wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags,
-                sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED) != 0);
-        count(counted, false);
     }
 
     /** The responder's region for {@code rkey}: same PD, in range, with the access the QP and the MR allow. */
@@ -778,34 +651,9 @@ final class SimulatedQp implements QpHandle {
         return true;
     }
 
-    /**
-     * Writes a completion of this QP into {@code cq}. A completion lost to an overrun of the CQ
-     * puts this QP in ERR with {@code IBV_EVENT_QP_FATAL} (IBA 11.6.3: a CQ overrun is a
-     * catastrophic error of every work queue that goes on completing into it).
-     */
-    private void completeInto(SimulatedCq cq, long wrId, CompletionStatus status, CompletionOpcode opcode,
-                              int length, int immediate, int completionFlags, int sourceQp, int sourceLid,
-                              boolean solicited) {
-        if (!cq.push(wrId, status, opcode, length, immediate, completionFlags, qpNumber, sourceQp, sourceLid,
-                solicited)) {
-            failFromFabric(AsyncEventType.QP_FATAL);
-        }
-    }
-
-    /** Completes the head WR: a CQE when signaled (errors always are), the counter, the slot freed. */
+    /** Completes the head WR (see {@link CompletionDelivery#completeSend}): it waits no more. */
     private Outcome complete(int slot, CompletionStatus status, long length) {
-        SendOpcode opcode = pending.opcodes[slot];
-        boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED) != 0 || !status.isSuccess();
-        if (signaled) {
-            completeInto(sendCq, pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, 0, 0,
-                    false);
-        }
-        CompletionCounterOp counted = counterOp(opcode);
-        if (counted != null) {
-            count(counted, !status.isSuccess());
-        }
-        pending.removeHead();
-        retryAt = 0;
+        completions.completeSend(slot, status, length);
         return Outcome.DONE;
     }
 
@@ -813,28 +661,12 @@ final class SimulatedQp implements QpHandle {
     private Outcome failLocally(int slot, CompletionStatus status) {
         complete(slot, status, 0);
         STATE.setVolatile(this, QueuePairState.ERR);
-        flushAll();
+        completions.flushAll();
         return Outcome.DONE;
-    }
-
-    private static CompletionCounterOp counterOp(SendOpcode opcode) {
-        return switch (opcode) {
-            case SEND, SEND_WITH_IMM -> CompletionCounterOp.SEND;
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> CompletionCounterOp.RDMA_WRITE;
-            case RDMA_READ -> CompletionCounterOp.RDMA_READ;
-            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> null;
-        };
     }
 
     private static int packets(long length, int mtu) {
         return (int) Math.max(1, (length + mtu - 1) / mtu);
-    }
-
-    private void count(CompletionCounterOp op, boolean failed) {
-        SoftwareCompletionCounter counter = counters[op.ordinal()];
-        if (counter != null) {
-            counter.count(!failed);
-        }
     }
 
     // ---------------------------------------------------------------- counters and flows
@@ -848,24 +680,7 @@ final class SimulatedQp implements QpHandle {
                 throw Failures.invalid("ibv_qp_attach_comp_cntr", "QP 0x" + Integer.toHexString(qpNumber) + " is in "
                         + current, "attach completion counters while the QP is in RESET or INIT");
             }
-            Set<CompletionCounterOp> ops = CompletionCounterOp.fromMask(opMask);
-            Set<CompletionCounterOp> unsupported = EnumSet.copyOf(ops);
-            unsupported.removeAll(pd.device().spec().completionCounterOps());
-            if (ops.isEmpty() || !unsupported.isEmpty()) {
-                throw Failures.unsupported("ibv_qp_attach_comp_cntr", pd.device().name() + " cannot count " + unsupported,
-                        "count only " + pd.device().spec().completionCounterOps());
-            }
-            for (CompletionCounterOp op : ops) {
-                if (counters[op.ordinal()] != null) {
-                    throw Failures.busy("ibv_qp_attach_comp_cntr", op + " is already counted by another counter on QP 0x"
-                            + Integer.toHexString(qpNumber), "op masks of counters on one QP must not overlap");
-                }
-            }
-            SoftwareCompletionCounter attached = (SoftwareCompletionCounter) counter;
-            for (CompletionCounterOp op : ops) {
-                counters[op.ordinal()] = attached;
-            }
-            attached.attached();
+            completions.attach(counter, opMask);
         } finally {
             sendLock.unlock();
         }
@@ -890,19 +705,14 @@ final class SimulatedQp implements QpHandle {
     public void destroy() {
         sendLock.lock();
         try {
-            flushAll();
+            completions.flushAll();
             destroyed = true;
             if (waitingOn != null) {
                 waitingOn.forget(this);
             }
             STATE.setVolatile(this, QueuePairState.RESET);
             fabric.queuePairs().remove(qpNumber);
-            IdentityHashMap<SoftwareCompletionCounter, Boolean> attached = new IdentityHashMap<>();
-            for (SoftwareCompletionCounter counter : counters) {
-                if (counter != null && attached.put(counter, Boolean.TRUE) == null) {
-                    counter.detached();
-                }
-            }
+            completions.detachAll();
             pd.device().release(ResourceKind.QUEUE_PAIR);
         } finally {
             sendLock.unlock();
