@@ -1,9 +1,12 @@
 package io.rdma.verbs.provider.ibverbs;
 
+import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CompletionCounterOptions;
+import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.util.EnumSet;
 import java.util.Optional;
@@ -55,7 +58,12 @@ final class CompletionCounters {
 
     CompCounterHandle create(CompletionCounterOptions options) {
         if (caps == null || options.usesExternalMemory()) {
-            return new SoftwareCompletionCounter(context, options);
+            // The full 64-bit range: one more wraps to zero, as a 64-bit add does.
+            SoftwareCompletionCounter counter = SoftwareCompletionCounter.of(options, Unsigned64.MAX,
+                    CompletionCounterMode.SOFTWARE, context.deviceName(),
+                    () -> context.census().destroyed(ResourceKind.COMPLETION_COUNTER));
+            context.census().created(ResourceKind.COMPLETION_COUNTER);
+            return counter;
         }
         return HardwareCompletionCounter.create(context, hardware, caps.maxValue());
     }

@@ -24,6 +24,7 @@ import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
+import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

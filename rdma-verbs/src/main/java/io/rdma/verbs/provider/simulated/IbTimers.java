@@ -2,7 +2,7 @@ package io.rdma.verbs.provider.simulated;
 
 /**
  * The IB encodings of the two transport timers. These are the InfiniBand specification's
- * {@code min_rnr_timer} values; the manual's "selected values" table is wrong at 12, 14 and 20
+ * {@code min_rnr_timer} values; the verbs manual's "selected values" table is wrong at 12, 14 and 20
  * (docs/simulated-fabric.md, "Transport timers").
  */
 final class IbTimers {
@@ -28,7 +28,7 @@ final class IbTimers {
         return RNR_NANOS[minRnrTimer & 31];
     }
 
-    /** Local ACK timeout: 4.096 µs × 2^timeout (manual §6.2.3). */
+    /** Local ACK timeout: 4.096 µs × 2^timeout (verbs manual §6.2.3). */
     static long ackTimeoutNanos(int timeout) {
         return timeout == 0 ? INFINITE_TIMEOUT_RETRY_NANOS : 4096L << timeout;
     }

@@ -35,6 +35,11 @@ final class PendingSends {
     final MemorySegment inlineData;
     final int[] rnrRetriesUsed;
     final int[] transportRetriesUsed;
+    /**
+     * When the head WR, waiting on RNR or an ACK timeout, is due to be sent again
+     * ({@link System#nanoTime}); 0 for a head that has not waited.
+     */
+    long retryAt;
     private int head;
     private int count;
 
@@ -127,6 +132,7 @@ final class PendingSends {
     }
 
     void removeHead() {
+        retryAt = 0;
         addressHandles[head] = null;
         head = (head + 1) % capacity;
         count--;

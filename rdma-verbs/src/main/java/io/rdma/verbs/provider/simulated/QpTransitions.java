@@ -15,7 +15,7 @@ import static io.rdma.verbs.api.QueuePairState.RTS;
 import static io.rdma.verbs.api.QueuePairState.SQD;
 
 /**
- * The QP state machine of the IB specification (manual §6.2): which transitions exist, and
+ * The QP state machine of the IB specification (verbs manual §6.2): which transitions exist, and
  * which attributes each requires for each QP type. {@code ibv_modify_qp} fails with EINVAL,
  * naming the missing {@code IBV_QP_*} mask bits, on anything else.
  */
@@ -61,7 +61,7 @@ final class QpTransitions {
         }
         if (!missing.isEmpty()) {
             throw Failures.invalid("ibv_modify_qp", from + " -> " + to + " of a " + type + " QP needs " + missing,
-                    "set those attributes (ConnectOptions builds the manual's set for each transition)");
+                    "set those attributes (ConnectOptions builds the verbs manual's set for each transition)");
         }
         checkRange("IBV_QP_RETRY_CNT", attributes.retryCount(), 7);
         checkRange("IBV_QP_RNR_RETRY", attributes.rnrRetry(), 7);

@@ -2,6 +2,7 @@ package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.AtomicCapability;
+import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceSpec;
@@ -19,6 +20,7 @@ import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.PdHandle;
 import io.rdma.verbs.spi.QpHandle;
+import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -123,7 +125,9 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
         device.reserve(ResourceKind.COMPLETION_COUNTER, device.spec().maxCompletionCounters(),
                 "ibv_create_comp_cntr", "completion counters");
         try {
-            return new SimulatedCompCounter(this, options);
+            return SoftwareCompletionCounter.of(options, device.spec().completionCounterMaxValue(),
+                    CompletionCounterMode.SIMULATED, device.name(),
+                    () -> device.release(ResourceKind.COMPLETION_COUNTER));
         } catch (RuntimeException e) {
             device.release(ResourceKind.COMPLETION_COUNTER);
             throw e;

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * per completion). Producers (the QPs completing work, on any thread) serialize on a lock;
  * the poller, one at a time as the API guarantees, reads without it through
  * {@link RingCursors}, so a poller never waits on a producer. A completion
- * arriving while the ring is full is an overrun (manual §5.2): the CQ enters error,
+ * arriving while the ring is full is an overrun (verbs manual §5.2): the CQ enters error,
  * {@code IBV_EVENT_CQ_ERR} is raised and polling fails from then on, and every QP whose
  * completion is lost to it enters ERR ({@code IBV_EVENT_QP_FATAL}, raised by the QP).
  */
@@ -141,7 +141,7 @@ final class SimulatedCq implements CqHandle {
         if (overrun) {
             throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "completion queue overrun: a completion "
                     + "arrived while all " + cursors.capacity() + " entries were full", "size the CQ for every WR "
-                    + "that can be outstanding on it (cqe >= send_wr + recv_wr of its QPs, manual §5.2) and recreate it");
+                    + "that can be outstanding on it (cqe >= send_wr + recv_wr of its QPs, verbs manual §5.2) and recreate it");
         }
         long position = cursors.head();
         int taken = (int) Math.min(max, cursors.tail() - position);

@@ -1,55 +1,35 @@
 package io.rdma.verbs.provider.simulated;
 
-import io.rdma.verbs.api.AccessFlag;
-import io.rdma.verbs.api.AddressVector;
 import io.rdma.verbs.api.AsyncEventType;
-import io.rdma.verbs.api.CompletionCounterOp;
-import io.rdma.verbs.api.CompletionOpcode;
-import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.FlowSpec;
-import io.rdma.verbs.api.Gid;
-import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.api.SendFlag;
-import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
-import io.rdma.verbs.api.WorkCompletion;
 import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.EnumSet;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A queue pair and the transport behind it. A send WR executes on the posting thread: it is
- * checked, carried to the responder QP (receive queue, remote memory, atomics), and
- * completed at both ends, unless the responder answers RNR or the path loses it, in which
- * case it waits at the head of {@link PendingSends} for the timer that a real requester
- * would run, and is retried or failed exactly as the IB transport does.
+ * A queue pair: the handle the API calls. It holds the QP's state and queues, and composes
+ * the jobs behind them: {@link QpTransitions} and {@link QpAttributes} for
+ * {@code ibv_modify_qp}, {@link SendPosting} for {@code ibv_post_send}, a {@link QpTransport}
+ * that runs the send queue, the {@link Responder} that takes what other QPs send, and the
+ * {@link CompletionDelivery} of completions, counters and flushes.
  */
 final class SimulatedQp implements QpHandle {
 
     private static final VarHandle STATE;
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final int GRH_BYTES = 40;
-    private static final int RAW_FRAME_OVERHEAD = 64;
-    /** PSNs are 24-bit and wrap (IBA 9.7.1). */
-    private static final int PSN_MASK = 0xFFFFFF;
 
     static {
         try {
@@ -59,79 +39,39 @@ final class SimulatedQp implements QpHandle {
         }
     }
 
-    private enum Outcome { DONE, WAITING }
-
-    private final SimulatedPd pd;
-    private final SimulatedFabric fabric;
-    private final QueuePairType type;
-    private final SimulatedCq sendCq;
-    private final SimulatedCq recvCq;
-    private final SimulatedSrq srq;
+    final SimulatedPd pd;
+    final SimulatedFabric fabric;
+    final QueuePairType type;
+    final SimulatedSrq srq;
     private final QueuePairCapabilities capabilities;
-    private final boolean signalAll;
     private final int qpNumber;
-    private final ReceiveQueue receiveQueue;
-    private final PendingSends pending;
+    final ReceiveQueue receiveQueue;
+    final PendingSends pending;
     private final ReentrantLock sendLock = new DataPathLock();
-    private final SimulatedCompCounter[] counters = new SimulatedCompCounter[CompletionCounterOp.values().length];
-    private final SgeCursor source;
-    private final SgeCursor target;
-    private final SgeCursor grhSource = new SgeCursor(1);
-    private final MemorySegment grh = MemorySegment.ofArray(new byte[GRH_BYTES]);
-    private final byte[] frame;
-    private final MemorySegment frameMemory;
-    private final FrameHeaders headers = new FrameHeaders();
-    private final PortTally tally = new PortTally();
-    /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
-    private final Runnable resumeTask = this::resumeSends;
+    final QpAttributes attributes = new QpAttributes();
+    final CompletionDelivery completions;
+    private final SendPosting posting;
+    private final QpTransport transport;
+    final Responder responder = new Responder(this);
 
     private volatile QueuePairState state = QueuePairState.RESET;
     private volatile boolean destroyed;
-    private SimulatedPort port;
-    private int pkeyIndex;
-    private int accessMask;
-    private int qkey;
-    private Mtu pathMtu = Mtu.MTU_1024;
-    private int destQpNumber;
-    /**
-     * The PSN this responder expects next. Set at RTR by this QP; advanced by the connected
-     * requester, under its send lock, as it delivers (the only writer while connected).
-     */
-    private volatile int receivePsn;
-    /** The PSN of this requester's next request packet. */
-    private int sendPsn;
-    private AddressVector addressVector;
-    private SimulatedPort remotePort;
-    private int maxDestRdAtomic;
-    private int maxRdAtomic;
-    private int minRnrTimer;
-    private int timeout;
-    private int retryCount;
-    private int rnrRetry;
-    private long retryAt;
-    /** The receive queue this QP waits on after an RNR NAK, so a destroy can withdraw from it. */
-    private ReceiveQueue waitingOn;
 
     SimulatedQp(SimulatedPd pd, QueuePairType type, SimulatedCq sendCq, SimulatedCq recvCq, SimulatedSrq srq,
                 QueuePairCapabilities capabilities, boolean signalAll) {
         this.pd = pd;
         this.fabric = pd.device().fabric();
         this.type = type;
-        this.sendCq = sendCq;
-        this.recvCq = recvCq;
         this.srq = srq;
         this.capabilities = srq == null ? capabilities : new QueuePairCapabilities(capabilities.maxSendWr(), 0,
                 capabilities.maxSendSge(), 0, capabilities.maxInlineData());
-        this.signalAll = signalAll;
         this.receiveQueue = srq != null ? srq.queue()
                 : new ReceiveQueue(capabilities.maxRecvWr(), capabilities.maxRecvSge(), null, 0);
         this.pending = new PendingSends(capabilities.maxSendWr(), capabilities.maxSendSge(),
                 capabilities.maxInlineData());
-        int cursorCapacity = pd.device().spec().maxSge() + 1;
-        this.source = new SgeCursor(cursorCapacity);
-        this.target = new SgeCursor(cursorCapacity);
-        this.frame = new byte[pd.device().spec().mtu().bytes() + RAW_FRAME_OVERHEAD];
-        this.frameMemory = MemorySegment.ofArray(frame);
+        this.completions = new CompletionDelivery(this, sendCq, recvCq, signalAll);
+        this.posting = new SendPosting(this, DatagramTransport.rawFrameCapacity(pd.device()));
+        this.transport = QpTransport.of(this);
         this.qpNumber = fabric.queuePairs().add(this);
     }
 
@@ -154,17 +94,7 @@ final class SimulatedQp implements QpHandle {
         return state;
     }
 
-    /**
-     * Whether this responder's connection is the one {@code requester} speaks on. On a wire the
-     * packet sequence numbers of a connection tie it to its two QPs; a requester left over from
-     * an earlier connection (its peer since reset and connected elsewhere) is out of sequence,
-     * and its packets are dropped, so it times out instead of landing in the new connection.
-     */
-    private boolean isConnectedTo(SimulatedQp requester) {
-        return destQpNumber == requester.qpNumber && remotePort == requester.port;
-    }
-
-    private boolean acceptsIncoming() {
+    boolean acceptsIncoming() {
         QueuePairState current = state;
         return current == QueuePairState.RTR || current == QueuePairState.RTS || current == QueuePairState.SQD;
     }
@@ -172,27 +102,25 @@ final class SimulatedQp implements QpHandle {
     // ---------------------------------------------------------------- state
 
     @Override
-    public void modify(QueuePairAttributes attributes) {
+    public void modify(QueuePairAttributes changes) {
         sendLock.lock();
         try {
             QueuePairState from = state;
-            QpTransitions.check(type, from, attributes);
-            apply(attributes);
-            QueuePairState to = attributes.state() == null ? from : attributes.state();
+            QpTransitions.check(type, from, changes);
+            attributes.apply(changes, type, pd.device());
+            QueuePairState to = changes.state() == null ? from : changes.state();
             if (to == QueuePairState.RESET) {
                 STATE.setVolatile(this, QueuePairState.RESET);
-                retryAt = 0;
                 pending.clear();
                 if (srq == null) {
                     receiveQueue.clear();
                 }
             } else if (to == QueuePairState.ERR) {
-                STATE.setVolatile(this, QueuePairState.ERR);
-                flushAll();
+                enterError();
             } else {
                 STATE.setVolatile(this, to);
                 if (to == QueuePairState.RTS) {
-                    progress();
+                    transport.progress();
                 } else if (to == QueuePairState.SQD && from != QueuePairState.SQD && pending.isEmpty()) {
                     pd.context().raise(AsyncEventType.SQ_DRAINED, this, 0);
                 }
@@ -202,87 +130,11 @@ final class SimulatedQp implements QpHandle {
         }
     }
 
-    private void apply(QueuePairAttributes attributes) {
-        if (attributes.port() != null) {
-            SimulatedPort chosen = pd.device().port(attributes.port());
-            if (type == QueuePairType.RAW_PACKET && !chosen.isEthernet()) {
-                throw Failures.invalid("ibv_modify_qp", "a RAW_PACKET QP needs an Ethernet port; port "
-                        + chosen.number() + " of " + pd.device().name() + " is InfiniBand");
-            }
-            port = chosen;
-        }
-        if (attributes.pkeyIndex() != null && attributes.pkeyIndex() != 0) {
-            throw Failures.invalid("ibv_modify_qp", "pkey_index " + attributes.pkeyIndex()
-                    + " is outside the P_Key table of 1 entry");
-        }
-        if (attributes.accessFlags() != null) {
-            accessMask = AccessFlag.mask(attributes.accessFlags());
-        }
-        if (attributes.qkey() != null) {
-            qkey = attributes.qkey();
-        }
-        if (attributes.pathMtu() != null) {
-            Mtu portMtu = pd.device().spec().mtu();
-            if (attributes.pathMtu().value() > portMtu.value()) {
-                throw Failures.invalid("ibv_modify_qp", "path_mtu " + attributes.pathMtu().bytes()
-                        + " exceeds the port's active MTU " + portMtu.bytes());
-            }
-            pathMtu = attributes.pathMtu();
-        }
-        if (attributes.addressVector() != null) {
-            AddressVector av = attributes.addressVector();
-            SimulatedPort local = port == null ? pd.device().port(av.portNumber()) : port;
-            if (local.isEthernet() && !av.isGlobal()) {
-                throw Failures.invalid("ibv_modify_qp", "port " + local.number() + " is Ethernet (RoCE): "
-                        + "IBV_QP_AV needs a GRH", "connect with the peer's GID (GID index 1 on RoCE v2)");
-            }
-            addressVector = av;
-            remotePort = fabric.route(av);
-        }
-        int maxRdAtom = pd.device().spec().maxQpRdAtom();
-        if (attributes.maxDestRdAtomic() != null) {
-            maxDestRdAtomic = checkAtomics("max_dest_rd_atomic", attributes.maxDestRdAtomic(), maxRdAtom);
-        }
-        if (attributes.maxRdAtomic() != null) {
-            maxRdAtomic = checkAtomics("max_rd_atomic", attributes.maxRdAtomic(), maxRdAtom);
-        }
-        if (attributes.destQpNumber() != null) {
-            destQpNumber = attributes.destQpNumber();
-        }
-        if (attributes.receivePsn() != null) {
-            receivePsn = attributes.receivePsn() & PSN_MASK;
-        }
-        if (attributes.sendPsn() != null) {
-            sendPsn = attributes.sendPsn() & PSN_MASK;
-        }
-        if (attributes.minRnrTimer() != null) {
-            minRnrTimer = attributes.minRnrTimer();
-        }
-        if (attributes.timeout() != null) {
-            timeout = attributes.timeout();
-        }
-        if (attributes.retryCount() != null) {
-            retryCount = attributes.retryCount();
-        }
-        if (attributes.rnrRetry() != null) {
-            rnrRetry = attributes.rnrRetry();
-        }
-    }
-
-    private static int checkAtomics(String name, int value, int limit) {
-        if (value < 0 || value > limit) {
-            throw Failures.aboveLimit("ibv_modify_qp", name, value, limit);
-        }
-        return value;
-    }
-
     @Override
     public QueuePairAttributes query() {
         sendLock.lock();
         try {
-            return new QueuePairAttributes(state, pkeyIndex, port == null ? 0 : port.number(),
-                    AccessFlag.fromMask(accessMask), qkey, pathMtu, destQpNumber, receivePsn, sendPsn, addressVector,
-                    maxDestRdAtomic, maxRdAtomic, minRnrTimer, timeout, retryCount, rnrRetry);
+            return attributes.query(state);
         } finally {
             sendLock.unlock();
         }
@@ -308,7 +160,7 @@ final class SimulatedQp implements QpHandle {
                 // Only while still in ERR: the application may have reset and reconnected the QP
                 // before this ran, and its new receives must not be flushed.
                 if (!destroyed && state == QueuePairState.ERR) {
-                    flushAll();
+                    completions.flushAll();
                 }
             } finally {
                 sendLock.unlock();
@@ -316,118 +168,30 @@ final class SimulatedQp implements QpHandle {
         });
     }
 
-    /** Completes every outstanding WR with {@code IBV_WC_WR_FLUSH_ERR}. Send lock held. */
-    private void flushAll() {
-        flushPendingSends();
-        if (srq == null) {
-            receiveQueue.lock().lock();
-            try {
-                flushReceives();
-            } finally {
-                receiveQueue.lock().unlock();
-            }
-        }
-    }
-
-    private void flushPendingSends() {
-        while (!pending.isEmpty()) {
-            complete(pending.head(), CompletionStatus.WR_FLUSH_ERR, 0);
-        }
-    }
-
-    private void flushReceives() {
-        while (!receiveQueue.isEmpty()) {
-            long wrId = receiveQueue.headWrId();
-            receiveQueue.consumeHead();
-            completeInto(recvCq, wrId, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
-            count(CompletionCounterOp.RECV, true);
-        }
+    /** Puts the QP in ERR from its own send path and completes everything outstanding. Send lock held. */
+    void enterError() {
+        STATE.setVolatile(this, QueuePairState.ERR);
+        completions.flushAll();
     }
 
     // ---------------------------------------------------------------- posting
 
     @Override
     public void postSend(SendWorkRequest first) {
-        PublishBatch completions = PublishBatch.open();
+        PublishBatch batch = PublishBatch.open();
         sendLock.lock();
         try {
             QueuePairState current = state;
-            int added = 0;
-            try {
-                for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-                    if (current != QueuePairState.RTS && current != QueuePairState.ERR) {
-                        throw new VerbsException("ibv_post_send", Errno.EINVAL, "QP 0x"
-                                + Integer.toHexString(qpNumber) + " is in " + current + "; sends need RTS",
-                                "finish the RESET -> INIT -> RTR -> RTS walk (QueuePair.connect) before posting sends")
-                                .withBadWorkRequest(wr.wrId());
-                    }
-                    SimulatedAh addressHandle = validate(wr);
-                    if (pending.isFull()) {
-                        throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the send queue holds its maximum of "
-                                + capabilities.maxSendWr() + " WRs", null).withBadWorkRequest(wr.wrId());
-                    }
-                    pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
-                    added++;
-                }
-            } catch (RuntimeException | Error refused) {
-                // Nothing of a refused chain runs: its doorbell was never rung.
-                pending.removeNewest(added);
-                throw refused;
-            }
+            posting.admit(first, current);
             if (current == QueuePairState.ERR) {
-                flushPendingSends();
+                completions.flushPendingSends();
             }
             // The whole chain runs at once, as a doorbell starts the device on everything posted.
-            progress();
+            transport.progress();
         } finally {
             sendLock.unlock();
-            completions.close();
+            batch.close();
         }
-    }
-
-    private SimulatedAh validate(SendWorkRequest wr) {
-        SendOpcode opcode = wr.opcode();
-        if (!opcode.allowedOn(type)) {
-            throw invalidWr(wr, opcode + " is not valid on a " + type + " QP (manual §7.1 opcode table)");
-        }
-        if (wr.sgeCount() > capabilities.maxSendSge()) {
-            throw invalidWr(wr, wr.sgeCount() + " SGEs exceed max_send_sge " + capabilities.maxSendSge());
-        }
-        if (wr.hasFlag(SendFlag.INLINE)) {
-            if (opcode == SendOpcode.RDMA_READ || opcode.isAtomic()) {
-                throw invalidWr(wr, "IBV_SEND_INLINE is only for SEND and RDMA_WRITE");
-            }
-            if (wr.totalLength() > capabilities.maxInlineData()) {
-                throw invalidWr(wr, wr.totalLength() + " inline bytes exceed max_inline_data "
-                        + capabilities.maxInlineData());
-            }
-        }
-        if (opcode.isAtomic()) {
-            if (!pd.device().spec().atomics()) {
-                throw invalidWr(wr, pd.device().name() + " reports atomic_cap NONE");
-            }
-            if (wr.sgeCount() != 1 || wr.sgeLength(0) != Long.BYTES) {
-                throw invalidWr(wr, "an atomic needs exactly one 8-byte SGE for the original value");
-            }
-        }
-        if (type == QueuePairType.RAW_PACKET && wr.totalLength() > frame.length) {
-            throw invalidWr(wr, "a raw frame of " + wr.totalLength() + " bytes exceeds the port MTU");
-        }
-        if (type != QueuePairType.UD) {
-            return null;
-        }
-        if (wr.addressHandle() == null) {
-            throw invalidWr(wr, "a UD send needs an address handle (SendWorkRequest.datagram)");
-        }
-        SimulatedAh addressHandle = (SimulatedAh) wr.addressHandle().providerHandle();
-        if (addressHandle.pd() != pd) {
-            throw invalidWr(wr, "the address handle belongs to another protection domain");
-        }
-        return addressHandle;
-    }
-
-    private static VerbsException invalidWr(SendWorkRequest wr, String detail) {
-        return new VerbsException("ibv_post_send", Errno.EINVAL, detail, null).withBadWorkRequest(wr.wrId());
     }
 
     @Override
@@ -440,12 +204,7 @@ final class SimulatedQp implements QpHandle {
         }
         receiveQueue.post(first, "ibv_post_recv");
         if (current == QueuePairState.ERR) {
-            receiveQueue.lock().lock();
-            try {
-                flushReceives();
-            } finally {
-                receiveQueue.lock().unlock();
-            }
+            completions.flushReceives();
         }
     }
 
@@ -454,503 +213,10 @@ final class SimulatedQp implements QpHandle {
         sendLock.lock();
         try {
             if (!destroyed && state == QueuePairState.RTS) {
-                progress();
+                transport.progress();
             }
         } finally {
             sendLock.unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- transport
-
-    /** Executes pending WRs in order until one must wait. Send lock held. */
-    private void progress() {
-        try {
-            while (!pending.isEmpty() && state == QueuePairState.RTS) {
-                if (execute(pending.head()) == Outcome.WAITING) {
-                    return;
-                }
-            }
-        } finally {
-            tally.flush();
-        }
-    }
-
-    private Outcome execute(int slot) {
-        return switch (type) {
-            case RC, UC -> executeConnected(slot);
-            case UD -> executeDatagram(slot);
-            case RAW_PACKET -> executeRawFrame(slot);
-        };
-    }
-
-    private Outcome executeConnected(int slot) {
-        SendOpcode opcode = pending.opcodes[slot];
-        boolean resultsLandLocally = opcode == SendOpcode.RDMA_READ || opcode.isAtomic();
-        if (!resolveLocal(slot, source.clear(), resultsLandLocally)) {
-            return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
-        }
-        long length = source.total();
-        SimulatedQp peer = fabric.queuePairs().get(destQpNumber);
-        boolean reachable = remotePort != null && peer != null && peer.type == type && peer.port == remotePort
-                && peer.acceptsIncoming() && peer.isConnectedTo(this);
-        int requestPackets = resultsLandLocally ? 1 : packets(length, pathMtu.bytes());
-        long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
-        // A packet longer than the receiving port's MTU is dropped by the link, so RC times out
-        // (manual §13.2: RETRY_EXC_ERR when the MTU is not consistent).
-        boolean fitsTheLink = requestBytes == 0 || Math.min(length, pathMtu.bytes()) <= remotePort.activeMtuBytes();
-        if (!reachable || !fitsTheLink || !port.carries(remotePort)) {
-            return lost(slot);
-        }
-        tally.add(port, remotePort, requestPackets, requestBytes);
-        if (type == QueuePairType.RC && peer.receivePsn != sendPsn) {
-            // Out of sequence (class B): the responder NAKs once with its own expected PSN, which
-            // this requester never sent, and drops the retries; only the ACK timer ends the wait.
-            return lost(slot);
-        }
-        if (requestBytes > 0 && !peer.segmentsFit(length, pathMtu)) {
-            return invalidLength(slot, peer);
-        }
-        Outcome outcome = switch (opcode) {
-            case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
-            case RDMA_READ -> performRead(slot, peer, length);
-            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
-        };
-        if (type == QueuePairType.RC && outcome == Outcome.DONE && state == QueuePairState.RTS) {
-            // The responder took the request. A read takes one PSN per response packet (IBA
-            // 9.7.1), an atomic one; a request that waits (RNR, ACK timeout) is sent again with
-            // the same PSNs, and one that failed leaves both QPs to be reset anyway.
-            int sequenceNumbers = opcode.isAtomic() ? 1 : packets(length, pathMtu.bytes());
-            sendPsn = (sendPsn + sequenceNumbers) & PSN_MASK;
-            peer.receivePsn = sendPsn;
-        }
-        return outcome;
-    }
-
-    /**
-     * The responder's length check of a request's packets against its own path MTU (IBA C9-92,
-     * rxe's {@code check_length}): a first or middle packet carries exactly the path MTU, an
-     * only or last packet at most that. The requester cut {@code length} bytes at {@code sentMtu}.
-     */
-    private boolean segmentsFit(long length, Mtu sentMtu) {
-        return sentMtu == pathMtu || length <= Math.min(sentMtu.bytes(), pathMtu.bytes());
-    }
-
-    /**
-     * A request whose packets fail the responder's length check: on RC an invalid request
-     * (class C: NAK, the responder enters ERR with {@code IBV_EVENT_QP_REQ_ERR}, the requester's WR
-     * fails with REM_INV_REQ_ERR); on UC the responder drops the message (class D).
-     */
-    private Outcome invalidLength(int slot, SimulatedQp peer) {
-        if (type != QueuePairType.RC) {
-            return complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        peer.failFromFabric(AsyncEventType.QP_REQ_ERR);
-        return failLocally(slot, CompletionStatus.REM_INV_REQ_ERR);
-    }
-
-    /** The request never reached a responder: RC re-tries on the ACK timer, UC simply lost it. */
-    private Outcome lost(int slot) {
-        if (type != QueuePairType.RC) {
-            return complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        long now = System.nanoTime();
-        if (now - retryAt < 0) {
-            return Outcome.WAITING;
-        }
-        if (pending.transportRetriesUsed[slot]++ >= retryCount && timeout != 0) {
-            return failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
-        }
-        long delay = IbTimers.ackTimeoutNanos(timeout);
-        retryAt = now + delay;
-        fabric.schedule(resumeTask, delay);
-        return Outcome.WAITING;
-    }
-
-    /** The responder had no receive posted: RC waits for one (RNR NAK), UC and UD drop the message. */
-    private Outcome receiverNotReady(int slot, SimulatedQp peer) {
-        if (type != QueuePairType.RC) {
-            return complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        peer.receiveQueue.awaitReceive(this);
-        waitingOn = peer.receiveQueue;
-        long now = System.nanoTime();
-        if (now - retryAt < 0) {
-            return Outcome.WAITING;
-        }
-        if (rnrRetry != IbTimers.INFINITE_RNR_RETRY && pending.rnrRetriesUsed[slot]++ >= rnrRetry) {
-            peer.receiveQueue.forget(this);
-            return failLocally(slot, CompletionStatus.RNR_RETRY_EXC_ERR);
-        }
-        long delay = IbTimers.rnrNanos(peer.minRnrTimer);
-        retryAt = now + delay;
-        fabric.schedule(resumeTask, delay);
-        return Outcome.WAITING;
-    }
-
-    /**
-     * A SEND (region null) or an RDMA write with immediate (into {@code writeRegion}) consumes the
-     * responder's head receive WR, under the responder's receive lock.
-     */
-    private Outcome deliverToReceiveQueue(int slot, SimulatedQp peer, long length, SimulatedMr writeRegion) {
-        CompletionStatus remoteStatus;
-        ReceiveQueue queue = peer.receiveQueue;
-        queue.lock().lock();
-        try {
-            if (!peer.acceptsIncoming()) {
-                remoteStatus = null;
-            } else if (queue.isEmpty()) {
-                remoteStatus = CompletionStatus.RNR_RETRY_EXC_ERR;
-            } else if (writeRegion == null) {
-                remoteStatus = peer.scatterIntoHead(queue, source, target, length, 0);
-                if (remoteStatus == CompletionStatus.SUCCESS) {
-                    boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
-                    peer.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
-                            withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qpNumber, port.lid(),
-                            pending.flags[slot], CompletionCounterOp.RECV);
-                }
-            } else {
-                writeRemote(slot, writeRegion, length);
-                peer.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length, pending.immediates[slot],
-                        WorkCompletion.FLAG_WITH_IMM, qpNumber, port.lid(), pending.flags[slot],
-                        CompletionCounterOp.REMOTE_RDMA_WRITE);
-                remoteStatus = CompletionStatus.SUCCESS;
-            }
-        } finally {
-            queue.lock().unlock();
-        }
-        return afterResponder(slot, peer, remoteStatus, length);
-    }
-
-    private void writeRemote(int slot, SimulatedMr region, long length) {
-        source.copyTo(target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length),
-                length);
-    }
-
-    /**
-     * Turns the responder's answer into the requester's outcome, outside the responder's lock:
-     * null = it could not take the packet (lost), RNR_RETRY_EXC_ERR = no receive posted.
-     */
-    private Outcome afterResponder(int slot, SimulatedQp peer, CompletionStatus remoteStatus, long length) {
-        if (remoteStatus == null) {
-            return lost(slot);
-        }
-        if (remoteStatus == CompletionStatus.RNR_RETRY_EXC_ERR) {
-            return receiverNotReady(slot, peer);
-        }
-        if (remoteStatus != CompletionStatus.SUCCESS) {
-            peer.failFromFabric(null);
-            return type == QueuePairType.RC ? failLocally(slot, remoteStatus == CompletionStatus.LOC_LEN_ERR
-                    ? CompletionStatus.REM_INV_REQ_ERR : CompletionStatus.REM_OP_ERR)
-                    : complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        return complete(slot, CompletionStatus.SUCCESS, length);
-    }
-
-    private Outcome deliverWrite(int slot, SimulatedQp peer, long length) {
-        SimulatedMr region = peer.remoteRegion(pending.rkeys[slot], pending.remoteAddresses[slot], length,
-                AccessFlag.REMOTE_WRITE);
-        if (region == null) {
-            return remoteAccessError(slot, peer);
-        }
-        if (pending.opcodes[slot] == SendOpcode.RDMA_WRITE_WITH_IMM) {
-            return deliverToReceiveQueue(slot, peer, length, region);
-        }
-        writeRemote(slot, region, length);
-        peer.count(CompletionCounterOp.REMOTE_RDMA_WRITE, false);
-        return complete(slot, CompletionStatus.SUCCESS, length);
-    }
-
-    private Outcome performRead(int slot, SimulatedQp peer, long length) {
-        SimulatedMr region = peer.remoteRegion(pending.rkeys[slot], pending.remoteAddresses[slot], length,
-                AccessFlag.REMOTE_READ);
-        if (region == null) {
-            return remoteAccessError(slot, peer);
-        }
-        if (!remotePort.transmit(port, packets(length, pathMtu.bytes()), length)) {
-            return lost(slot);
-        }
-        target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length)
-                .copyTo(source, length);
-        peer.count(CompletionCounterOp.REMOTE_RDMA_READ, false);
-        return complete(slot, CompletionStatus.SUCCESS, length);
-    }
-
-    private Outcome performAtomic(int slot, SimulatedQp peer) {
-        long address = pending.remoteAddresses[slot];
-        if (address % Long.BYTES != 0) {
-            return failLocally(slot, CompletionStatus.REM_INV_REQ_ERR);
-        }
-        SimulatedMr region = peer.remoteRegion(pending.rkeys[slot], address, Long.BYTES, AccessFlag.REMOTE_ATOMIC);
-        if (region == null) {
-            return remoteAccessError(slot, peer);
-        }
-        long offset = region.offsetOf(address);
-        long original = pending.opcodes[slot] == SendOpcode.ATOMIC_CMP_AND_SWP
-                ? (long) LONG.compareAndExchange(region.memory(), offset, pending.compareAdds[slot], pending.swaps[slot])
-                : (long) LONG.getAndAdd(region.memory(), offset, pending.compareAdds[slot]);
-        remotePort.transmit(port, 1, Long.BYTES);
-        source.firstSegment().set(ValueLayout.JAVA_LONG_UNALIGNED, source.firstOffset(), original);
-        return complete(slot, CompletionStatus.SUCCESS, Long.BYTES);
-    }
-
-    /** An rkey check failed at the responder: both ends go to ERR, the responder with QP_ACCESS_ERR (RC only). */
-    private Outcome remoteAccessError(int slot, SimulatedQp peer) {
-        if (type != QueuePairType.RC) {
-            return complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        peer.failFromFabric(AsyncEventType.QP_ACCESS_ERR);
-        return failLocally(slot, CompletionStatus.REM_ACCESS_ERR);
-    }
-
-    private Outcome executeDatagram(int slot) {
-        if (!resolveLocal(slot, source.clear(), false)) {
-            return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
-        }
-        long length = source.total();
-        if (length > port.activeMtuBytes()) {
-            return failLocally(slot, CompletionStatus.LOC_LEN_ERR);
-        }
-        AddressVector av = pending.addressHandles[slot].addressVector();
-        SimulatedPort destination = fabric.route(av);
-        SimulatedQp peer = fabric.queuePairs().get(pending.remoteQpNumbers[slot]);
-        boolean reachable = destination != null && peer != null && peer.type == QueuePairType.UD
-                && peer.port == destination && peer.acceptsIncoming() && peer.qkey == pending.remoteQkeys[slot];
-        if (!reachable || !port.carries(destination)) {
-            return complete(slot, CompletionStatus.SUCCESS, 0);
-        }
-        tally.add(port, destination, 1, length);
-        if (av.isGlobal()) {
-            Gid sourceGid = port.gids().get(av.globalRoute().sourceGidIndex());
-            writeGrh(av, sourceGid, length);
-            if (destination.isEthernet()) {
-                headers.roceV2(sourceGid.ipv4(), av.globalRoute().destinationGid().ipv4(), 0xC000 | (qpNumber & 0x3FFF));
-                steer(destination, peer, length);
-            }
-        } else {
-            grh.fill((byte) 0);
-        }
-        ReceiveQueue queue = peer.receiveQueue;
-        queue.lock().lock();
-        try {
-            if (!queue.isEmpty()) {
-                CompletionStatus status = peer.scatterIntoHead(queue, grhSource.clear().add(grh, 0, GRH_BYTES),
-                        target, GRH_BYTES, length);
-                if (status == CompletionStatus.SUCCESS) {
-                    source.copyTo(target, length);
-                    peer.completeReceive(queue, CompletionOpcode.RECV, length + GRH_BYTES, pending.immediates[slot],
-                            (av.isGlobal() ? WorkCompletion.FLAG_GRH : 0)
-                                    | (pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM ? WorkCompletion.FLAG_WITH_IMM : 0),
-                            qpNumber, port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
-                }
-            }
-        } finally {
-            queue.lock().unlock();
-        }
-        return complete(slot, CompletionStatus.SUCCESS, length);
-    }
-
-    /** Fills the 40-byte GRH a UD receiver finds before the payload (IBA 8.3). */
-    private void writeGrh(AddressVector av, Gid sourceGid, long payload) {
-        int versionClassFlow = (6 << 28) | ((av.globalRoute().trafficClass() & 0xFF) << 20)
-                | (av.globalRoute().flowLabel() & 0xFFFFF);
-        grh.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, versionClassFlow);
-        grh.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 4, (short) payload);
-        grh.set(ValueLayout.JAVA_BYTE, 6, (byte) 0x1B);
-        grh.set(ValueLayout.JAVA_BYTE, 7, (byte) av.globalRoute().hopLimit());
-        for (int i = 0; i < Gid.LENGTH; i++) {
-            grh.set(ValueLayout.JAVA_BYTE, 8 + i, sourceGid.byteAt(i));
-            grh.set(ValueLayout.JAVA_BYTE, 24 + i, av.globalRoute().destinationGid().byteAt(i));
-        }
-    }
-
-    private Outcome executeRawFrame(int slot) {
-        if (!resolveLocal(slot, source.clear(), false)) {
-            return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
-        }
-        int length = (int) source.total();
-        source.copyTo(grhSource.clear().add(frameMemory, 0, length), length);
-        headers.parse(frame, length);
-        if (port.isActive()) {
-            port.transmitFrame(length);
-            for (SimulatedPort destination : fabric.ethernetPorts()) {
-                if (destination.isActive()) {
-                    steer(destination, null, length);
-                }
-            }
-        }
-        return complete(slot, CompletionStatus.SUCCESS, length);
-    }
-
-    /**
-     * Applies the flows of {@code destination} to {@link #headers}: the first match (by
-     * priority) counts the packet and, for a raw frame ({@code datagramTarget} null), delivers
-     * it to the flow's QP. For a datagram only flows of its destination QP apply.
-     */
-    private void steer(SimulatedPort destination, SimulatedQp datagramTarget, long length) {
-        for (SimulatedFlow flow : destination.flows()) {
-            if ((datagramTarget == null || flow.qp() == datagramTarget) && headers.matches(flow.spec())) {
-                flow.counted(length);
-                if (datagramTarget == null) {
-                    destination.receiveFrame(length);
-                    flow.qp().acceptFrame(grhSource.rewind(), target, length);
-                }
-                return;
-            }
-        }
-    }
-
-    /** A steered raw frame arrives; dropped when no receive is posted, as on a real NIC. */
-    private void acceptFrame(SgeCursor frameData, SgeCursor scratch, long length) {
-        if (type != QueuePairType.RAW_PACKET || !acceptsIncoming()) {
-            return;
-        }
-        receiveQueue.lock().lock();
-        try {
-            if (receiveQueue.isEmpty()) {
-                return;
-            }
-            if (scatterIntoHead(receiveQueue, frameData, scratch, length, 0) == CompletionStatus.SUCCESS) {
-                completeReceive(receiveQueue, CompletionOpcode.RECV, length, 0, 0, 0, 0, 0, CompletionCounterOp.RECV);
-            }
-        } finally {
-            receiveQueue.lock().unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- responder side (receive lock held)
-
-    /**
-     * Resolves the head receive WR into {@code into} (the requester's scratch cursor) and
-     * copies {@code leading} bytes of {@code from} into it, after checking that
-     * {@code leading + following} bytes fit; the caller copies the following bytes. On a bad
-     * SGE or a short buffer the WR completes in error here and that status is returned.
-     */
-    private CompletionStatus scatterIntoHead(ReceiveQueue queue, SgeCursor from, SgeCursor into, long leading,
-                                             long following) {
-        into.clear();
-        for (int i = 0; i < queue.headSgeCount(); i++) {
-            long address = queue.headSgeAddress(i);
-            long sgeLength = Integer.toUnsignedLong(queue.headSgeLength(i));
-            SimulatedMr region = SimulatedMr.byKey(fabric, queue.headSgeLkey(i));
-            if (region == null || region.pd() != pd || !region.allows(AccessFlag.LOCAL_WRITE)
-                    || !region.covers(address, sgeLength)) {
-                return failHeadReceive(queue, CompletionStatus.LOC_PROT_ERR);
-            }
-            into.add(region.memory(), region.offsetOf(address), sgeLength);
-        }
-        if (queue.headCapacity() < leading + following) {
-            return failHeadReceive(queue, CompletionStatus.LOC_LEN_ERR);
-        }
-        from.copyTo(into, leading);
-        return CompletionStatus.SUCCESS;
-    }
-
-    private CompletionStatus failHeadReceive(ReceiveQueue queue, CompletionStatus status) {
-        long wrId = queue.headWrId();
-        queue.consumeHead();
-        completeInto(recvCq, wrId, status, CompletionOpcode.RECV, 0, 0, 0, 0, 0, false);
-        count(CompletionCounterOp.RECV, true);
-        return status;
-    }
-
-    private void completeReceive(ReceiveQueue queue, CompletionOpcode opcode, long length, int immediate,
-                                 int completionFlags, int sourceQp, int sourceLid, int sendFlags,
-                                 CompletionCounterOp counted) {
-        long wrId = queue.headWrId();
-        queue.consumeHead();
-        completeInto(recvCq, wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags,
-                sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED) != 0);
-        count(counted, false);
-    }
-
-    /** The responder's region for {@code rkey}: same PD, in range, with the access the QP and the MR allow. */
-    private SimulatedMr remoteRegion(int rkey, long address, long length, AccessFlag needed) {
-        SimulatedMr region = SimulatedMr.byKey(fabric, rkey);
-        boolean allowed = region != null && region.pd() == pd && region.allows(needed)
-                && AccessFlag.isSet(accessMask, needed) && region.covers(address, length);
-        return allowed ? region : null;
-    }
-
-    // ---------------------------------------------------------------- requester helpers (send lock held)
-
-    /** Resolves the head WR's local memory: inline bytes, or SGEs checked against lkeys of this PD. */
-    private boolean resolveLocal(int slot, SgeCursor into, boolean localWrite) {
-        if (pending.inlineLengths[slot] > 0) {
-            into.add(pending.inlineData, pending.inlineOffset(slot), pending.inlineLengths[slot]);
-            return true;
-        }
-        for (int i = 0; i < pending.sgeCounts[slot]; i++) {
-            int index = pending.sgeIndex(slot, i);
-            long address = pending.sgeAddresses[index];
-            long length = Integer.toUnsignedLong(pending.sgeLengths[index]);
-            SimulatedMr region = SimulatedMr.byKey(fabric, pending.sgeLkeys[index]);
-            if (region == null || region.pd() != pd || !region.covers(address, length)
-                    || (localWrite && !region.allows(AccessFlag.LOCAL_WRITE))) {
-                return false;
-            }
-            into.add(region.memory(), region.offsetOf(address), length);
-        }
-        return true;
-    }
-
-    /**
-     * Writes a completion of this QP into {@code cq}. A completion lost to an overrun of the CQ
-     * puts this QP in ERR with {@code IBV_EVENT_QP_FATAL} (IBA 11.6.3: a CQ overrun is a
-     * catastrophic error of every work queue that goes on completing into it).
-     */
-    private void completeInto(SimulatedCq cq, long wrId, CompletionStatus status, CompletionOpcode opcode,
-                              int length, int immediate, int completionFlags, int sourceQp, int sourceLid,
-                              boolean solicited) {
-        if (!cq.push(wrId, status, opcode, length, immediate, completionFlags, qpNumber, sourceQp, sourceLid,
-                solicited)) {
-            failFromFabric(AsyncEventType.QP_FATAL);
-        }
-    }
-
-    /** Completes the head WR: a CQE when signaled (errors always are), the counter, the slot freed. */
-    private Outcome complete(int slot, CompletionStatus status, long length) {
-        SendOpcode opcode = pending.opcodes[slot];
-        boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED) != 0 || !status.isSuccess();
-        if (signaled) {
-            completeInto(sendCq, pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, 0, 0,
-                    false);
-        }
-        CompletionCounterOp counted = counterOp(opcode);
-        if (counted != null) {
-            count(counted, !status.isSuccess());
-        }
-        pending.removeHead();
-        retryAt = 0;
-        return Outcome.DONE;
-    }
-
-    /** A local or transport error on the head WR: it completes in error, the QP enters ERR, the rest flush. */
-    private Outcome failLocally(int slot, CompletionStatus status) {
-        complete(slot, status, 0);
-        STATE.setVolatile(this, QueuePairState.ERR);
-        flushAll();
-        return Outcome.DONE;
-    }
-
-    private static CompletionCounterOp counterOp(SendOpcode opcode) {
-        return switch (opcode) {
-            case SEND, SEND_WITH_IMM -> CompletionCounterOp.SEND;
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> CompletionCounterOp.RDMA_WRITE;
-            case RDMA_READ -> CompletionCounterOp.RDMA_READ;
-            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> null;
-        };
-    }
-
-    private static int packets(long length, int mtu) {
-        return (int) Math.max(1, (length + mtu - 1) / mtu);
-    }
-
-    private void count(CompletionCounterOp op, boolean failed) {
-        SimulatedCompCounter counter = counters[op.ordinal()];
-        if (counter != null) {
-            counter.count(!failed);
         }
     }
 
@@ -965,24 +231,7 @@ final class SimulatedQp implements QpHandle {
                 throw Failures.invalid("ibv_qp_attach_comp_cntr", "QP 0x" + Integer.toHexString(qpNumber) + " is in "
                         + current, "attach completion counters while the QP is in RESET or INIT");
             }
-            Set<CompletionCounterOp> ops = CompletionCounterOp.fromMask(opMask);
-            Set<CompletionCounterOp> unsupported = EnumSet.copyOf(ops);
-            unsupported.removeAll(pd.device().spec().completionCounterOps());
-            if (ops.isEmpty() || !unsupported.isEmpty()) {
-                throw Failures.unsupported("ibv_qp_attach_comp_cntr", pd.device().name() + " cannot count " + unsupported,
-                        "count only " + pd.device().spec().completionCounterOps());
-            }
-            for (CompletionCounterOp op : ops) {
-                if (counters[op.ordinal()] != null) {
-                    throw Failures.busy("ibv_qp_attach_comp_cntr", op + " is already counted by another counter on QP 0x"
-                            + Integer.toHexString(qpNumber), "op masks of counters on one QP must not overlap");
-                }
-            }
-            SimulatedCompCounter attached = (SimulatedCompCounter) counter;
-            for (CompletionCounterOp op : ops) {
-                counters[op.ordinal()] = attached;
-            }
-            attached.attached();
+            completions.attach(counter, opMask);
         } finally {
             sendLock.unlock();
         }
@@ -1007,19 +256,12 @@ final class SimulatedQp implements QpHandle {
     public void destroy() {
         sendLock.lock();
         try {
-            flushAll();
+            completions.flushAll();
             destroyed = true;
-            if (waitingOn != null) {
-                waitingOn.forget(this);
-            }
+            transport.withdraw();
             STATE.setVolatile(this, QueuePairState.RESET);
             fabric.queuePairs().remove(qpNumber);
-            IdentityHashMap<SimulatedCompCounter, Boolean> attached = new IdentityHashMap<>();
-            for (SimulatedCompCounter counter : counters) {
-                if (counter != null && attached.put(counter, Boolean.TRUE) == null) {
-                    counter.detached();
-                }
-            }
+            completions.detachAll();
             pd.device().release(ResourceKind.QUEUE_PAIR);
         } finally {
             sendLock.unlock();

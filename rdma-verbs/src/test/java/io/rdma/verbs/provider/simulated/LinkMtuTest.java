@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Two devices whose ports have different MTUs, one RC QP on each, both with the sender's larger
  * path MTU: a packet longer than the receiving port's MTU cannot cross the link and is dropped,
- * so the requester times out (manual §13.2: RETRY_EXC_ERR when the MTU is not consistent). Two
+ * so the requester times out (verbs manual §13.2: RETRY_EXC_ERR when the MTU is not consistent). Two
  * devices of different MTUs need a second host on hardware, hence not a loopback test.
  */
 class LinkMtuTest {

@@ -1,5 +1,6 @@
 package io.rdma.verbs.spi;
 
+import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Unsigned64;
@@ -9,9 +10,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The two 64-bit values of a completion counter kept by a provider rather than a device: in
+ * A completion counter kept by a provider rather than a device: the simulated fabric's, which
+ * sees every operation, local and remote, and the native provider's for libraries and devices
+ * without {@code ibv_create_comp_cntr}, whose completion path counts each polled completion of
+ * an attached QP and each unsignaled WR it completed implicitly. Its two 64-bit values live in
  * the application's memory when it asked for external memory (so another process can watch
  * them), in the provider's otherwise; updated atomically, and wrapping to zero past the max
  * value as {@code ibv_create_comp_cntr(3)} says. Internal memory is freed by the GC, not at
@@ -20,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * completion path counts nothing rather than fail a post or poll half-done, and every use of
  * the counter from then on says why (EFAULT).
  */
-public final class CompletionCounterWords {
+public final class SoftwareCompletionCounter implements CompCounterHandle {
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     /** {@code comp_count_max_value} meaning the full unsigned 64-bit range. */
@@ -29,24 +34,36 @@ public final class CompletionCounterWords {
     private final MemorySegment completions;
     private final MemorySegment errors;
     private final long maxValue;
+    private final CompletionCounterMode mode;
+    private final String deviceName;
+    private final Runnable release;
+    private final AtomicInteger attachedQps = new AtomicInteger();
 
-    private CompletionCounterWords(MemorySegment completions, MemorySegment errors, long maxValue) {
+    private SoftwareCompletionCounter(MemorySegment completions, MemorySegment errors, long maxValue,
+                                      CompletionCounterMode mode, String deviceName, Runnable release) {
         this.completions = completions;
         this.errors = errors;
         this.maxValue = maxValue;
+        this.mode = mode;
+        this.deviceName = deviceName;
+        this.release = release;
         WORD.setVolatile(completions, 0L, 0L);
         WORD.setVolatile(errors, 0L, 0L);
     }
 
-    /** Words for {@code options}; EINVAL ({@code ibv_create_comp_cntr}) for unusable external memory. */
-    public static CompletionCounterWords of(CompletionCounterOptions options, long maxValue) {
+    /**
+     * A counter for {@code options} on {@code deviceName}; EINVAL ({@code ibv_create_comp_cntr})
+     * for unusable external memory. {@code release} runs when it is destroyed.
+     */
+    public static SoftwareCompletionCounter of(CompletionCounterOptions options, long maxValue,
+                                               CompletionCounterMode mode, String deviceName, Runnable release) {
         if (options.usesExternalMemory()) {
-            return new CompletionCounterWords(external(options.completionCountMemory(), "comp_cntr_ext_mem"),
-                    external(options.errorCountMemory(), "err_cntr_ext_mem"), maxValue);
+            return new SoftwareCompletionCounter(external(options.completionCountMemory(), "comp_cntr_ext_mem"),
+                    external(options.errorCountMemory(), "err_cntr_ext_mem"), maxValue, mode, deviceName, release);
         }
         Arena memory = Arena.ofAuto();
-        return new CompletionCounterWords(memory.allocate(ValueLayout.JAVA_LONG), memory.allocate(ValueLayout.JAVA_LONG),
-                maxValue);
+        return new SoftwareCompletionCounter(memory.allocate(ValueLayout.JAVA_LONG),
+                memory.allocate(ValueLayout.JAVA_LONG), maxValue, mode, deviceName, release);
     }
 
     private static MemorySegment external(MemorySegment memory, String field) {
@@ -79,26 +96,42 @@ public final class CompletionCounterWords {
         }
     }
 
+    /** Attached to one more QP ({@code ibv_qp_attach_comp_cntr}); there is no detach but the QP's destroy. */
+    public void attached() {
+        attachedQps.incrementAndGet();
+    }
+
+    /** A QP it was attached to is destroyed. */
+    public void detached() {
+        attachedQps.decrementAndGet();
+    }
+
+    @Override
     public long completions() {
         return read(completions, "comp_count");
     }
 
+    @Override
     public long errors() {
         return read(errors, "err_count");
     }
 
+    @Override
     public void setCompletions(long value) {
         write(completions, checkRange(value, "ibv_set_comp_cntr"), "ibv_set_comp_cntr");
     }
 
+    @Override
     public void setErrors(long value) {
         write(errors, checkRange(value, "ibv_set_err_comp_cntr"), "ibv_set_err_comp_cntr");
     }
 
+    @Override
     public void incrementCompletions(long amount) {
         increment(completions, amount, "ibv_inc_comp_cntr");
     }
 
+    @Override
     public void incrementErrors(long amount) {
         increment(errors, amount, "ibv_inc_err_comp_cntr");
     }
@@ -135,8 +168,24 @@ public final class CompletionCounterWords {
     }
 
     /** {@code comp_count_max_value} (unsigned); -1 is the full 64-bit range. */
+    @Override
     public long maxValue() {
         return maxValue;
+    }
+
+    @Override
+    public CompletionCounterMode mode() {
+        return mode;
+    }
+
+    @Override
+    public void destroy() {
+        int attached = attachedQps.get();
+        if (attached > 0) {
+            throw new VerbsException("ibv_destroy_comp_cntr", Errno.EBUSY, "still attached to " + attached
+                    + " QP(s) on " + deviceName, "destroy the QPs first; there is no detach");
+        }
+        release.run();
     }
 
     private void add(MemorySegment word, long amount) {
