@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -12,16 +13,17 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class EchoController {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
     private final EchoClient client;
+    private final Duration timeout;
 
-    EchoController(EchoClient client) {
+    /** {@code echo.timeout}: how long a call waits for its reply (5 s). */
+    EchoController(EchoClient client, @Value("${echo.timeout:5s}") Duration timeout) {
         this.client = client;
+        this.timeout = timeout;
     }
 
     @GetMapping("/echo")
     CompletableFuture<String> echo(@RequestParam String message) {
-        return client.echo(message).orTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return client.echo(message).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 }
