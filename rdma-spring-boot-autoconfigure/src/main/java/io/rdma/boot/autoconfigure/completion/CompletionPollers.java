@@ -34,6 +34,7 @@ public final class CompletionPollers implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(CompletionPollers.class);
     private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration FLUSH_SETTLE = Duration.ofMillis(100);
 
     private final RdmaFabric fabric;
     private final CompletionRouter router;
@@ -80,7 +81,9 @@ public final class CompletionPollers implements SmartLifecycle {
     public void stop() {
         List<QueuePair> qps = fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::resource).toList();
         awaitDrained(qps);
-        flush(qps);
+        if (flush(qps)) {
+            awaitFlushesGenerated();
+        }
         awaitDelivered();
         for (CompletionPoller poller : pollers) {
             try {
@@ -105,16 +108,35 @@ public final class CompletionPollers implements SmartLifecycle {
         }
     }
 
-    /** QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (verbs manual §6.2). */
-    private static void flush(List<QueuePair> qps) {
+    /**
+     * QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (verbs manual §6.2).
+     * True when a QP was moved.
+     */
+    private static boolean flush(List<QueuePair> qps) {
+        boolean moved = false;
         for (QueuePair qp : qps) {
             try {
                 if (!qp.isClosed() && qp.state() != QueuePairState.RESET && qp.state() != QueuePairState.ERR) {
                     qp.toError();
+                    moved = true;
                 }
             } catch (VerbsException e) {
                 logger.warn("Could not move " + qp + " to the error state to flush it", e);
             }
+        }
+        return moved;
+    }
+
+    /**
+     * A device writes the flush completions after {@code ibv_modify_qp} returns (rxe from its
+     * responder and completer tasks), and a polling-mode poller can find its CQ empty twice before
+     * the first one lands; posted receives have no count to wait on, so they get a moment.
+     */
+    private static void awaitFlushesGenerated() {
+        try {
+            Thread.sleep(FLUSH_SETTLE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
