@@ -38,7 +38,7 @@ final class ListenerInvoker {
     private final Executor executor;
     /** Guarded by this. */
     private final Deque<Waiting> waiting = new ArrayDeque<>();
-    /** Invocations in flight; guarded by this. */
+    /** Invocations in flight, counted only under a limit; guarded by this. */
     private int inFlight;
 
     ListenerInvoker(String description, Function<ReceivedMessage, byte[]> method, int concurrency,
@@ -56,8 +56,13 @@ final class ListenerInvoker {
      * first, or queues it while {@code concurrency} invocations are in flight.
      */
     void deliver(ReceivedMessage message, Runnable onStart) {
+        if (concurrency == 0) {
+            // no limit: nothing to count on the poller's path
+            start(message, onStart);
+            return;
+        }
         synchronized (this) {
-            if (concurrency > 0 && inFlight >= concurrency) {
+            if (inFlight >= concurrency) {
                 waiting.add(new Waiting(message, onStart));
                 return;
             }
@@ -130,6 +135,9 @@ final class ListenerInvoker {
 
     /** An invocation is over: the oldest waiting message takes its place. */
     private void finished() {
+        if (concurrency == 0) {
+            return;
+        }
         Waiting next;
         synchronized (this) {
             next = waiting.poll();
