@@ -245,6 +245,9 @@ class RdmaConnectionsTests {
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
                     assertThat(connections.outbound().getFirst().state()).isEqualTo(ConnectionState.UP);
                     assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
+                    // the client is UP once its rdma_connect returns; the listener's thread records the
+                    // accepted peer a moment later
+                    await().atMost(Duration.ofSeconds(5)).until(() -> !connections.listeners().getFirst().peers().isEmpty());
                     RdmaConnections.ListenerStatus listener = connections.listeners().getFirst();
                     assertThat(listener.lastFailure()).contains("echo-peer").contains("ibv_create_qp")
                             .contains("ENOMEM");
