@@ -1,8 +1,8 @@
 package io.rdma.sample;
 
-import io.rdma.boot.autoconfigure.listener.RdmaListener;
-import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
-import io.rdma.boot.autoconfigure.template.RdmaTemplate;
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.listener.ReceivedMessage;
+import io.rdma.spring.template.RdmaTemplate;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

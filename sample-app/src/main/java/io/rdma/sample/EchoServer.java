@@ -1,6 +1,6 @@
 package io.rdma.sample;
 
-import io.rdma.boot.autoconfigure.listener.RdmaListener;
+import io.rdma.spring.listener.RdmaListener;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;

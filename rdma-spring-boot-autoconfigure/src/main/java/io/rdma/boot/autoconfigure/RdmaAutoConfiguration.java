@@ -1,11 +1,11 @@
 package io.rdma.boot.autoconfigure;
 
-import io.rdma.boot.autoconfigure.completion.CompletionPollers;
-import io.rdma.boot.autoconfigure.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.listener.RdmaListenerProcessor;
-import io.rdma.boot.autoconfigure.template.RdmaTemplate;
-import io.rdma.boot.autoconfigure.completion.CompletionRouter;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.listener.RdmaListenerProcessor;
+import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.fabric.RdmaResourceRegistrar;
 import io.rdma.verbs.api.Verbs;
 

@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.spring.fabric.CompletionMode;
 import io.rdma.verbs.api.DeviceNodeAccess;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
@@ -527,16 +528,6 @@ public class RdmaProperties {
         public void setSendTimeout(Duration sendTimeout) {
             this.sendTimeout = sendTimeout;
         }
-    }
-
-    /** How completions of a completion queue reach the application. */
-    public enum CompletionMode {
-        /** Busy polling on a dedicated platform thread: lowest latency, one core per queue. */
-        POLLING,
-        /** Sleeping on the queue's completion channel, re-armed before each poll (verbs manual §5.4). */
-        EVENT,
-        /** Busy polling while completions keep arriving, sleeping on the channel after a quiet window. */
-        ADAPTIVE
     }
 
     /** A completion queue and how its completions are delivered. */

@@ -1,8 +1,8 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder.Destruction;
-import io.rdma.boot.autoconfigure.completion.CompletionPollers;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.fabric.RdmaResourceCreationException;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;

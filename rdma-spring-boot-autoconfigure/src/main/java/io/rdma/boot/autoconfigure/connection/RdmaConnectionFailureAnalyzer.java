@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.connection;
 
+import io.rdma.spring.connection.RdmaConnectionException;
 import io.rdma.verbs.api.VerbsException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;

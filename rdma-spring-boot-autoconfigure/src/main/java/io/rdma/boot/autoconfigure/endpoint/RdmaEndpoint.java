@@ -1,7 +1,7 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
-import io.rdma.boot.autoconfigure.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortAttributes;

@@ -1,8 +1,8 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
-import io.rdma.boot.autoconfigure.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.fabric.RdmaFabric;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

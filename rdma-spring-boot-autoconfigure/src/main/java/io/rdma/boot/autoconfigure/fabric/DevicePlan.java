@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.fabric;
 
-import io.rdma.boot.autoconfigure.RdmaProperties.CompletionMode;
+import io.rdma.spring.fabric.SendTimeout;
+import io.rdma.spring.fabric.CompletionMode;
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CounterDescription;
@@ -82,7 +83,7 @@ record DevicePlan(String name, String property, int port, Integer gidIndex, List
     record QueuePairPlan(String name, String property, String protectionDomain, QueuePairType type, String sendCq,
                          String recvCq, String srq, String memoryPool, QueuePairCapabilities capabilities, int port,
                          Integer gidIndex, boolean signalAll, Map<String, Set<CompletionCounterOp>> counters,
-                         FabricPlan.SendTimeout sendTimeout) {
+                         SendTimeout sendTimeout) {
 
         QueuePairPlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
             return gidIndex != null ? this : new QueuePairPlan(name, property, protectionDomain, type, sendCq, recvCq,

@@ -2,12 +2,17 @@ package io.rdma.boot.autoconfigure.fabric;
 
 import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
 import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.boot.autoconfigure.fabric.DevicePlan.QueuePairPlan;
+import io.rdma.spring.fabric.DeclaredResource;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.fabric.ResourceLookup;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.api.VerbsResource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -66,9 +71,9 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
                 new PropertySourcesPlaceholdersResolver(environment), conversion);
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
                 .orElseGet(RdmaProperties::new);
-        FabricPlan plan = FabricPlan.read(properties);
+        CheckedFabricPlan plan = CheckedFabricPlan.read(properties);
         ResourceLookup lookup = new BeanFactoryLookup(beanFactory);
-        registry.registerBeanDefinition(FabricPlan.VERBS_BEAN, definition(Verbs.class, () -> openVerbs(plan)));
+        registry.registerBeanDefinition(CheckedFabricPlan.VERBS_BEAN, definition(Verbs.class, () -> openVerbs(plan)));
         List<DeclaredResource> resources = plan.resources();
         for (DeclaredResource resource : resources) {
             RootBeanDefinition definition = definition(resource.type(), () -> create(resource, lookup));
@@ -78,10 +83,10 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         RootBeanDefinition fabric = new RootBeanDefinition(RdmaFabric.class, () -> fabric(resources, plan, lookup));
         fabric.setLazyInit(false);
         fabric.setDependsOn(resources.stream().map(DeclaredResource::name).toArray(String[]::new));
-        registry.registerBeanDefinition(FabricPlan.FABRIC_BEAN, fabric);
+        registry.registerBeanDefinition(CheckedFabricPlan.FABRIC_BEAN, fabric);
     }
 
-    private static Verbs openVerbs(FabricPlan plan) {
+    private static Verbs openVerbs(CheckedFabricPlan plan) {
         try {
             Verbs verbs = Verbs.open(plan.provider(), plan.simulatedDevices());
             logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
@@ -101,12 +106,20 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         }
     }
 
-    private static RdmaFabric fabric(List<DeclaredResource> resources, FabricPlan plan, ResourceLookup lookup) {
+    private static RdmaFabric fabric(List<DeclaredResource> resources, CheckedFabricPlan plan, ResourceLookup lookup) {
         List<RdmaFabric.ManagedResource> managed = new ArrayList<>();
         for (DeclaredResource resource : resources) {
             managed.add(new RdmaFabric.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
         }
-        return new RdmaFabric(lookup.verbs(), managed, plan, lookup);
+        Map<String, QueuePairPlan> templates = plan.queuePairTemplates();
+        return new RdmaFabric(lookup.verbs(), managed, plan, template -> {
+            QueuePairPlan qp = templates.get(template);
+            if (qp == null) {
+                throw new IllegalArgumentException("no queue pair template named '" + template + "' is declared;"
+                        + " declared: " + templates.keySet());
+            }
+            return ResourceDeclarations.createQueuePair(qp, lookup);
+        });
     }
 
     /**
@@ -126,7 +139,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
         @Override
         public Verbs verbs() {
-            return beanFactory.getBean(FabricPlan.VERBS_BEAN, Verbs.class);
+            return beanFactory.getBean(CheckedFabricPlan.VERBS_BEAN, Verbs.class);
         }
 
         @Override

@@ -1,5 +1,8 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import io.rdma.spring.fabric.ConnectionPlan;
+import io.rdma.spring.fabric.DeclaredResource;
+import io.rdma.spring.fabric.ResourceLookup;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.CompletionQueuePlan;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.CounterPlan;
@@ -77,7 +80,7 @@ final class ResourceDeclarations {
     private void device(DevicePlan device) {
         String name = device.name();
         declare(device.name(), ResourceKind.DEVICE_CONTEXT, DeviceContext.class, name, device.property(),
-                List.of(FabricPlan.VERBS_BEAN), lookup -> open(device, hostRequirements(device), lookup));
+                List.of(CheckedFabricPlan.VERBS_BEAN), lookup -> open(device, hostRequirements(device), lookup));
         for (CompletionQueuePlan cq : device.completionQueues()) {
             completionQueue(name, cq);
         }

@@ -61,7 +61,7 @@ final class SimulatedDevices {
         apply(device.getMaxSrqWr(), property + ".max-srq-wr", spec::maxSrqWr);
         apply(device.getMaxInlineData(), property + ".max-inline-data", spec::maxInlineData);
         if (device.getMaxMrSize() != null) {
-            FabricPlan.positive(device.getMaxMrSize().toBytes(), property + ".max-mr-size");
+            CheckedFabricPlan.positive(device.getMaxMrSize().toBytes(), property + ".max-mr-size");
             spec.maxMrSize(device.getMaxMrSize().toBytes());
         }
         if (device.getMaxCompletionCounters() != null) {
@@ -80,7 +80,7 @@ final class SimulatedDevices {
                     + " roce-v2, not ib", "Set roce-gid-type to roce-v2 (as rxe) or roce-v1.");
         }
         if (device.getLockedMemoryLimit() != null) {
-            FabricPlan.positive(device.getLockedMemoryLimit().toBytes(), property + ".locked-memory-limit");
+            CheckedFabricPlan.positive(device.getLockedMemoryLimit().toBytes(), property + ".locked-memory-limit");
         }
         spec.roceGidType(device.getRoceGidType()).subnetManager(device.isSubnetManager())
                 .lockedMemory(new LockedMemoryAllowance(device.getLockedMemoryLimit() == null ? OptionalLong.empty()
@@ -92,7 +92,7 @@ final class SimulatedDevices {
 
     private static void apply(Integer value, String property, Consumer<Integer> setter) {
         if (value != null) {
-            FabricPlan.positive(value, property);
+            CheckedFabricPlan.positive(value, property);
             setter.accept(value);
         }
     }

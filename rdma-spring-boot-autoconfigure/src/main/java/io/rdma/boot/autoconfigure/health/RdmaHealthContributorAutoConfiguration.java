@@ -1,8 +1,8 @@
 package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
-import io.rdma.boot.autoconfigure.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.fabric.RdmaFabric;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -1,8 +1,8 @@
 package io.rdma.boot.autoconfigure.health;
 
-import io.rdma.boot.autoconfigure.connection.ConnectionState;
-import io.rdma.boot.autoconfigure.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.connection.ConnectionState;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortState;
 

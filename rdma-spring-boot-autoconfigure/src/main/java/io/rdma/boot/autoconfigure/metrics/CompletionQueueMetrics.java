@@ -1,7 +1,7 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.boot.autoconfigure.completion.CompletionPoller;
-import io.rdma.boot.autoconfigure.completion.CompletionPollers;
+import io.rdma.spring.completion.CompletionPoller;
+import io.rdma.spring.completion.CompletionPollers;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
 import io.rdma.verbs.api.Unsigned64;

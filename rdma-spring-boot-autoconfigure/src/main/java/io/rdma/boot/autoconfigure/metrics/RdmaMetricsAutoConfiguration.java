@@ -1,8 +1,8 @@
 package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
-import io.rdma.boot.autoconfigure.completion.CompletionPollers;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.fabric.RdmaFabric;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 

@@ -1,4 +1,4 @@
-package io.rdma.boot.autoconfigure.completion;
+package io.rdma.spring.completion;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;

@@ -1,14 +1,17 @@
 package io.rdma.boot.autoconfigure.connection;
 
+import io.rdma.spring.connection.ConnectionState;
+import io.rdma.spring.connection.RdmaConnectionException;
+import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
-import io.rdma.boot.autoconfigure.fabric.RdmaFabric;
+import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
-import io.rdma.boot.autoconfigure.listener.RdmaListener;
-import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
-import io.rdma.boot.autoconfigure.template.RdmaTemplate;
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.listener.ReceivedMessage;
+import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionManager;

@@ -1,8 +1,8 @@
-package io.rdma.boot.autoconfigure.listener;
+package io.rdma.spring.listener;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
-import io.rdma.boot.autoconfigure.template.RdmaTemplate;
-import io.rdma.boot.autoconfigure.template.SendQueueFullException;
+import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.SendQueueFullException;
 import io.rdma.verbs.api.QueuePair;
 
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
-package io.rdma.boot.autoconfigure.template;
+package io.rdma.spring.template;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
-import io.rdma.boot.autoconfigure.listener.RdmaListener;
+import io.rdma.spring.listener.RdmaListener;
 import io.rdma.verbs.api.QueuePair;
 
 import java.nio.charset.StandardCharsets;

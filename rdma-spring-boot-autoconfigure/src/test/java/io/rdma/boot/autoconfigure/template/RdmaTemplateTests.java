@@ -1,9 +1,9 @@
-package io.rdma.boot.autoconfigure.template;
+package io.rdma.spring.template;
 
 import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
-import io.rdma.boot.autoconfigure.listener.RdmaListener;
-import io.rdma.boot.autoconfigure.listener.ReceivedMessage;
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;

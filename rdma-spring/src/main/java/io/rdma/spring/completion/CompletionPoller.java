@@ -1,0 +1,147 @@
+package io.rdma.spring.completion;
+
+import io.rdma.spring.fabric.CompletionMode;
+import io.rdma.verbs.api.CompletionBatch;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.WorkCompletion;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Takes the completions of one CQ on a dedicated platform thread named {@code rdma-cq-<name>}
+ * and hands them to the {@link CompletionRouter}. The mode decides how it waits:
+ * {@code polling} spins on {@code ibv_poll_cq}; {@code event} sleeps on the CQ's completion
+ * channel, re-arming before each poll ({@link CompletionQueue#awaitCompletions}, verbs manual §5.4);
+ * {@code adaptive} spins while completions keep coming and sleeps once the poll window passes
+ * without one. Counts are written by this thread only and read on scrape.
+ */
+public final class CompletionPoller implements Runnable {
+
+    private static final Log logger = LogFactory.getLog(CompletionPoller.class);
+    /** How long a sleeping poller waits before checking whether it should stop. */
+    private static final Duration WAKE_INTERVAL = Duration.ofMillis(50);
+
+    private final String name;
+    private final CompletionQueue cq;
+    private final CompletionMode mode;
+    private final long pollWindowNanos;
+    private final CompletionRouter router;
+    private final CompletionBatch batch;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile long completions;
+    private volatile long errors;
+    private volatile long unrouted;
+    /** Incremented after every poll that found the CQ empty: shutdown waits for one after its flush. */
+    private volatile long emptyPolls;
+
+    CompletionPoller(String name, CompletionQueue cq, CompletionMode mode, Duration pollWindow, int batchSize,
+                     CompletionRouter router) {
+        this.name = name;
+        this.cq = cq;
+        this.mode = mode;
+        this.pollWindowNanos = pollWindow.toNanos();
+        this.router = router;
+        this.batch = new CompletionBatch(batchSize);
+        this.thread = Thread.ofPlatform().name("rdma-cq-" + name).daemon(true).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Asks the thread to finish and waits for it. */
+    void stop() throws InterruptedException {
+        running = false;
+        thread.join();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public CompletionQueue completionQueue() {
+        return cq;
+    }
+
+    public CompletionMode mode() {
+        return mode;
+    }
+
+    /** Successful completions taken so far. */
+    public long completions() {
+        return completions;
+    }
+
+    /** Completions with an error status taken so far (flushes included). */
+    public long errors() {
+        return errors;
+    }
+
+    /** Completions no handler was registered for. */
+    public long unrouted() {
+        return unrouted;
+    }
+
+    long emptyPolls() {
+        return emptyPolls;
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public void run() {
+        long lastCompletion = System.nanoTime();
+        try {
+            while (running) {
+                int count = switch (mode) {
+                    case POLLING -> cq.poll(batch);
+                    case EVENT -> cq.awaitCompletions(batch, WAKE_INTERVAL);
+                    case ADAPTIVE -> System.nanoTime() - lastCompletion < pollWindowNanos ? cq.poll(batch)
+                            : cq.awaitCompletions(batch, WAKE_INTERVAL);
+                };
+                if (count > 0) {
+                    deliver(count);
+                    lastCompletion = System.nanoTime();
+                } else {
+                    emptyPolls++;
+                    if (mode != CompletionMode.EVENT) {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ResourceClosedException e) {
+            logger.warn("Completion queue '" + name + "' was closed while its poller ran; the poller stops", e);
+        }
+    }
+
+    private void deliver(int count) {
+        long ok = 0;
+        long failed = 0;
+        for (int i = 0; i < count; i++) {
+            WorkCompletion completion = batch.get(i);
+            if (completion.isSuccess()) {
+                ok++;
+            } else {
+                failed++;
+            }
+            try {
+                if (!router.deliver(completion)) {
+                    unrouted++;
+                }
+            } catch (RuntimeException e) {
+                logger.error("Completion handler failed on " + completion + " of completion queue '" + name + "'", e);
+            }
+        }
+        completions += ok;
+        errors += failed;
+    }
+}

@@ -1,0 +1,169 @@
+package io.rdma.spring.completion;
+
+import io.rdma.spring.fabric.CompletionPolling;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.VerbsException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs one {@link CompletionPoller} per declared CQ while the application runs, and stops the
+ * fabric's traffic before any resource is destroyed: lifecycle beans are stopped before the
+ * context destroys its singletons. Stopping first lets outstanding send WRs complete (up to
+ * {@code rdma.shutdown.drain-timeout}), then moves every QP to ERR so whatever is still posted
+ * is flushed ({@code IBV_WC_WR_FLUSH_ERR}) and delivered to its handler, and only then ends the
+ * poller threads.
+ */
+public final class CompletionPollers implements SmartLifecycle {
+
+    /**
+     * Started before and stopped after the phases of the web server and of user lifecycle beans
+     * (which may still post while they stop), so no post is left without a poller.
+     */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 8192;
+
+    private static final Log logger = LogFactory.getLog(CompletionPollers.class);
+    private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration FLUSH_SETTLE = Duration.ofMillis(100);
+
+    private final RdmaFabric fabric;
+    private final CompletionRouter router;
+    private final Duration drainTimeout;
+    private final List<CompletionPoller> pollers;
+    private volatile boolean running;
+
+    public CompletionPollers(RdmaFabric fabric, CompletionRouter router) {
+        this.fabric = fabric;
+        this.router = router;
+        this.drainTimeout = fabric.drainTimeout();
+        this.pollers = createPollers(fabric, router);
+    }
+
+    private static List<CompletionPoller> createPollers(RdmaFabric fabric, CompletionRouter router) {
+        List<CompletionPoller> created = new ArrayList<>();
+        for (RdmaFabric.Named<CompletionQueue> cq : fabric.resources(CompletionQueue.class)) {
+            CompletionPolling polling = fabric.completionPolling(cq.name());
+            created.add(new CompletionPoller(cq.name(), cq.resource(), polling.mode(), polling.pollWindow(),
+                    polling.batchSize(), router));
+        }
+        return List.copyOf(created);
+    }
+
+    public CompletionRouter router() {
+        return router;
+    }
+
+    public List<CompletionPoller> pollers() {
+        return pollers;
+    }
+
+    public Optional<CompletionPoller> poller(String cqName) {
+        return pollers.stream().filter(poller -> poller.name().equals(cqName)).findFirst();
+    }
+
+    @Override
+    public void start() {
+        pollers.forEach(CompletionPoller::start);
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        List<QueuePair> qps = fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::resource).toList();
+        awaitDrained(qps);
+        if (flush(qps)) {
+            awaitFlushesGenerated();
+        }
+        awaitDelivered();
+        for (CompletionPoller poller : pollers) {
+            try {
+                poller.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        running = false;
+    }
+
+    private void awaitDrained(List<QueuePair> qps) {
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        while (qps.stream().anyMatch(qp -> !qp.isClosed() && qp.outstandingSends() > 0)) {
+            if (System.nanoTime() > deadline) {
+                logger.warn("RDMA send work requests still outstanding after " + drainTimeout + "; flushing them");
+                return;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    /**
+     * QP to ERR: everything still posted completes with IBV_WC_WR_FLUSH_ERR (verbs manual §6.2).
+     * True when a QP was moved.
+     */
+    private static boolean flush(List<QueuePair> qps) {
+        boolean moved = false;
+        for (QueuePair qp : qps) {
+            try {
+                if (!qp.isClosed() && qp.state() != QueuePairState.RESET && qp.state() != QueuePairState.ERR) {
+                    qp.toError();
+                    moved = true;
+                }
+            } catch (VerbsException e) {
+                logger.warn("Could not move " + qp + " to the error state to flush it", e);
+            }
+        }
+        return moved;
+    }
+
+    /**
+     * A device writes the flush completions after {@code ibv_modify_qp} returns (rxe from its
+     * responder and completer tasks), and a polling-mode poller can find its CQ empty twice before
+     * the first one lands; posted receives have no count to wait on, so they get a moment.
+     */
+    private static void awaitFlushesGenerated() {
+        try {
+            Thread.sleep(FLUSH_SETTLE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits (up to a second) until each running poller has found its CQ empty since this call,
+     * so every completion already in a CQ (those of a flush, say) has reached its handler.
+     */
+    public void awaitDelivered() {
+        long[] before = pollers.stream().mapToLong(CompletionPoller::emptyPolls).toArray();
+        long deadline = System.nanoTime() + FLUSH_TIMEOUT.toNanos();
+        for (int i = 0; i < pollers.size(); i++) {
+            CompletionPoller poller = pollers.get(i);
+            while (poller.thread().isAlive() && poller.emptyPolls() <= before[i] + 1
+                    && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,243 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionListener;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.VerbsException;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * One declared listener: listens, and accepts peers on its own thread for as long as the
+ * application runs, each on a queue pair of its own created from the listener's template (at
+ * most {@code max-connections} at once; further requests wait in the backlog), or one at a
+ * time on its declared queue pair. A peer whose queue pair fails, or that disconnects
+ * ({@code RDMA_CM_EVENT_DISCONNECTED}), is let go: its connection is closed, the flush
+ * delivered, and its queue pair closed (template) or reset for the next peer (declared).
+ */
+final class AcceptingListener {
+
+    private static final Log logger = LogFactory.getLog(AcceptingListener.class);
+    private static final byte[] NO_PRIVATE_DATA = new byte[0];
+    /**
+     * How long one accept waits for a request before the loop checks whether the application
+     * still runs; a request it got has the listener's accept-timeout to complete.
+     */
+    private static final Duration ACCEPT_WAIT = Duration.ofMillis(200);
+
+    /** An accepted peer: its connection and the queue pair it runs on. */
+    private record Peer(ConnectedQueuePair view, Connection connection) {
+    }
+
+    private final ListenerPlan plan;
+    private final ConnectionManager manager;
+    private final RdmaFabric fabric;
+    private final RdmaConnections hub;
+    private final String memoryPool;
+    private final Semaphore slots;
+    private final AtomicInteger acceptedCount = new AtomicInteger();
+    private final List<Peer> peers = new CopyOnWriteArrayList<>();
+    private volatile ConnectionListener listener;
+    private volatile String lastFailure;
+
+    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaFabric fabric, RdmaConnections hub) {
+        this.plan = plan;
+        this.manager = manager;
+        this.fabric = fabric;
+        this.hub = hub;
+        this.memoryPool = fabric.queuePairAddress(plan.queuePairSource()).memoryPool();
+        this.slots = new Semaphore(plan.peersAtOnce());
+    }
+
+    /** rdma_bind_addr + rdma_listen; a failure names the property to change. */
+    void listen() {
+        InetSocketAddress address = new InetSocketAddress(plan.address(), plan.port());
+        try {
+            listener = manager.listen(address, plan.backlog());
+        } catch (VerbsException e) {
+            String property = switch (e.errno()) {
+                case EADDRINUSE -> plan.property() + ".port";
+                case EADDRNOTAVAIL -> plan.property() + ".address";
+                default -> plan.property();
+            };
+            throw new RdmaConnectionException(plan.name(), property, "listening on " + address.getAddress()
+                    .getHostAddress() + ":" + plan.port(), 1, e);
+        }
+        logger.info("RDMA listener '" + plan.name() + "' listens on " + listener.localAddress() + " (backlog "
+                + plan.backlog() + ", " + (plan.queuePair() != null ? "one peer at a time on queue pair '"
+                + plan.queuePair() + "'" : "up to " + plan.maxConnections() + " peers on queue pairs of template '"
+                + plan.queuePairTemplate() + "'") + ")");
+    }
+
+    /** Where it listens, with the port chosen for port 0; empty before it listens and after it closed. */
+    Optional<InetSocketAddress> boundAddress() {
+        ConnectionListener current = listener;
+        return current == null || current.isClosed() ? Optional.empty() : Optional.of(current.localAddress());
+    }
+
+    /**
+     * The accept loop; ends when the application stops (interrupt) or the listener is closed. A
+     * failure with one peer (no queue pair could be created for it, or its accept or admission
+     * failed) is logged and costs that peer only: the loop pauses, so that a device out of
+     * resources is not asked again at once, and goes on accepting. A request that found no queue
+     * pair waits in the backlog meanwhile, or times out at its client, which tries again.
+     */
+    void acceptPeers() {
+        QueuePair spare = null;
+        try {
+            while (hub.isRunning() && !listener.isClosed()) {
+                slots.acquire();
+                boolean placed = false;
+                try {
+                    spare = spare != null ? spare : freshQueuePair();
+                    Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
+                            plan.acceptTimeout());
+                    if (accepted.isPresent()) {
+                        admit(spare, accepted.get());
+                        spare = null;
+                        placed = true;
+                    }
+                } catch (RuntimeException e) {
+                    boolean noQueuePair = spare == null;
+                    spare = discard(spare);
+                    if (!hub.isRunning() || listener.isClosed()) {
+                        return;
+                    }
+                    lastFailure = (noQueuePair ? "no queue pair for the next peer from '" + plan.queuePairSource()
+                            + "'" : "accepting a peer failed") + ": " + e.getMessage();
+                    logger.warn("RDMA listener '" + plan.name() + "': " + lastFailure + "; accepting goes on in "
+                            + ACCEPT_WAIT.toMillis() + "ms");
+                    Thread.sleep(ACCEPT_WAIT);
+                } finally {
+                    if (!placed) {
+                        slots.release();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            discard(spare);
+        }
+    }
+
+    private QueuePair freshQueuePair() {
+        if (plan.queuePair() == null) {
+            return fabric.createQueuePair(plan.queuePairTemplate());
+        }
+        QueuePair declared = (QueuePair) fabric.resource(plan.queuePair()).orElseThrow().resource();
+        if (declared.state() != QueuePairState.RESET) {
+            declared.reset();
+        }
+        return declared;
+    }
+
+    /** A spare that was not accepted on: a template QP is closed, the declared one stays (reset before reuse). */
+    private QueuePair discard(QueuePair spare) {
+        if (spare != null && plan.queuePair() == null && !spare.isClosed()) {
+            spare.close();
+        }
+        return null;
+    }
+
+    /** Makes an accepted peer usable; if that fails, its connection and template queue pair are closed. */
+    private void admit(QueuePair qp, Connection connection) {
+        String name = plan.queuePair() != null ? plan.queuePair()
+                : plan.name() + "#" + acceptedCount.incrementAndGet();
+        String source = plan.queuePair() != null ? plan.queuePair() : plan.name();
+        Peer peer = new Peer(new ConnectedQueuePair(name, source, qp, memoryPool, connection.remoteAddress()),
+                connection);
+        try {
+            if (plan.queuePair() == null) {
+                hub.adopt(name, qp, memoryPool, plan.queuePairTemplate());
+            }
+            peers.add(peer);
+            hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
+            // on the provider's event thread: the letting go runs on a thread of the hub
+            connection.onPeerDisconnect(gone -> hub.execute(() -> letGo(peer, "the peer disconnected")));
+        } catch (RuntimeException e) {
+            peers.remove(peer);
+            hub.unwatch(qp);
+            connection.close();
+            if (plan.queuePair() == null) {
+                hub.abandon(name, qp);
+            }
+            throw e;
+        }
+        logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"
+                + name + "' (0x" + Integer.toHexString(qp.qpNumber()) + ")");
+        hub.connected(peer.view());
+    }
+
+    /** Once per peer, whichever comes first: its queue pair failed, or it disconnected. */
+    private void letGo(Peer peer, String reason) {
+        if (!peers.remove(peer)) {
+            return;
+        }
+        logger.warn("RDMA listener '" + plan.name() + "': peer " + peer.view().remote() + " on queue pair '"
+                + peer.view().name() + "' is gone (" + reason + "); its connection is closed");
+        try {
+            release(peer);
+        } finally {
+            slots.release();
+        }
+    }
+
+    private void release(Peer peer) {
+        QueuePair qp = peer.view().queuePair();
+        peer.connection().close();
+        hub.awaitDelivered();
+        hub.disconnected(peer.view());
+        hub.unwatch(qp);
+        if (plan.queuePair() == null) {
+            hub.abandon(peer.view().name(), qp);
+        } else if (!qp.isClosed()) {
+            qp.reset();
+        }
+    }
+
+    /** At shutdown, after the accept loop ended, before any connection is closed. */
+    void stopListening() {
+        if (listener != null) {
+            listener.close();
+        }
+    }
+
+    /** At shutdown, once listening stopped: closes every peer's connection, then their template QPs. */
+    void close() {
+        List<Peer> remaining = List.copyOf(peers);
+        peers.clear();
+        remaining.forEach(peer -> peer.connection().close());
+        if (!remaining.isEmpty()) {
+            hub.awaitDelivered();
+        }
+        for (Peer peer : remaining) {
+            hub.unwatch(peer.view().queuePair());
+            if (plan.queuePair() == null) {
+                hub.abandon(peer.view().name(), peer.view().queuePair());
+            }
+        }
+    }
+
+    RdmaConnections.ListenerStatus status() {
+        return new RdmaConnections.ListenerStatus(plan.name(), plan.property(),
+                boundAddress().map(InetSocketAddress::toString).orElse(null), plan.backlog(),
+                plan.queuePairSource(), peers.stream().map(peer -> new RdmaConnections.PeerStatus(peer.view().name(),
+                        String.valueOf(peer.view().remote()), peer.view().queuePair().qpNumber(),
+                        peer.view().queuePair().isClosed() ? "CLOSED" : peer.view().queuePair().state().name()))
+                        .toList(), lastFailure);
+    }
+}

@@ -1,0 +1,11 @@
+package io.rdma.spring.connection;
+
+/** Where an outbound connection stands, as health and {@code /actuator/rdma} report it. */
+public enum ConnectionState {
+    /** Connected: the queue pair is in RTS towards the listener. */
+    UP,
+    /** Being connected, at startup or again after the queue pair failed. */
+    CONNECTING,
+    /** Every attempt of the last round failed; attempts go on at the longest backoff. */
+    DOWN
+}

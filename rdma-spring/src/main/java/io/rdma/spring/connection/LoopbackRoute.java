@@ -1,0 +1,129 @@
+package io.rdma.spring.connection;
+
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.GidEntry;
+import io.rdma.verbs.api.GidType;
+import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.VerbsException;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Where an outbound connection to this very host goes on a real device. rdma_cm has no RDMA
+ * device behind the loopback interface ({@code rdma_resolve_route} to 127.0.0.1 fails with
+ * ENODEV on RoCE), so a host resolving to a loopback address is replaced by this host's own RDMA
+ * address: the IPv4 address of a port's RoCE v2 GID (the GID the preflight chooses for the port),
+ * or on InfiniBand the address of the port's IPoIB interface. The simulated fabric routes the
+ * loopback address itself, so there it is left alone.
+ */
+final class LoopbackRoute {
+
+    private static final Log logger = LogFactory.getLog(LoopbackRoute.class);
+    private static final Path SYSFS_DEVICES = Path.of("/sys/class/infiniband");
+
+    private final DeviceContext context;
+    private final boolean simulated;
+    private final String connection;
+    private final String hostProperty;
+    private final AtomicBoolean told = new AtomicBoolean();
+
+    LoopbackRoute(DeviceContext context, boolean simulated, String connection, String hostProperty) {
+        this.context = context;
+        this.simulated = simulated;
+        this.connection = connection;
+        this.hostProperty = hostProperty;
+    }
+
+    /**
+     * {@code host} resolved, with a loopback address replaced as described above (logged once);
+     * ENODEV naming {@code hostProperty} when no port of the device has an address to use.
+     */
+    InetAddress resolve(String host) throws UnknownHostException {
+        InetAddress resolved = InetAddress.getByName(host);
+        if (simulated || !resolved.isLoopbackAddress()) {
+            return resolved;
+        }
+        int ports = context.queryDevice().physicalPortCount();
+        for (int port = 1; port <= ports; port++) {
+            boolean roce = context.queryPort(port).linkLayer() == LinkLayer.ETHERNET;
+            Optional<InetAddress> own = roce ? roceAddress(port) : ipoibAddress(port);
+            if (own.isPresent()) {
+                if (told.compareAndSet(false, true)) {
+                    logger.info("RDMA connection '" + connection + "': " + host + " is not routable over "
+                            + (roce ? "RoCE" : "InfiniBand") + "; connecting to this host's RDMA address "
+                            + own.get().getHostAddress() + " of " + context.deviceName() + " port " + port);
+                }
+                return own.get();
+            }
+        }
+        throw new VerbsException("rdma_resolve_route", Errno.ENODEV, hostProperty + " is " + host
+                + ", a loopback address, which rdma_cm cannot route to a device, and no port of "
+                + context.deviceName() + " has an IPv4 address to use instead", "Set " + hostProperty
+                + " to an IPv4 address of this host's RDMA port, or give the port's netdev (RoCE) or IPoIB"
+                + " interface an IPv4 address (ip addr add ... dev <netdev>).");
+    }
+
+    /** The IPv4 address of the port's first RoCE v2 GID that has one, as the preflight chooses it. */
+    private Optional<InetAddress> roceAddress(int port) {
+        return context.queryGidTable(port).stream()
+                .filter(gid -> gid.type() == GidType.ROCE_V2 && gid.isIpv4())
+                .findFirst().map(LoopbackRoute::ipv4);
+    }
+
+    private static InetAddress ipv4(GidEntry entry) {
+        long ip = entry.gid().ipv4();
+        byte[] bytes = {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8), (byte) ip};
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("four bytes are an IPv4 address", e);
+        }
+    }
+
+    /**
+     * The IPv4 address of the port's IPoIB interface: a netdev of the device's PCI function
+     * whose {@code dev_port} is the port's (counted from 0).
+     */
+    private Optional<InetAddress> ipoibAddress(int port) {
+        Path netdevs = SYSFS_DEVICES.resolve(context.deviceName()).resolve("device/net");
+        try (Stream<Path> names = Files.list(netdevs)) {
+            return names.filter(netdev -> devPort(netdev) == port - 1)
+                    .flatMap(netdev -> addresses(netdev.getFileName().toString()))
+                    .findFirst();
+        } catch (IOException e) {
+            return Optional.empty(); // no netdevs listed: the device has no IPoIB interface
+        }
+    }
+
+    private static int devPort(Path netdev) {
+        try {
+            return Integer.parseInt(Files.readString(netdev.resolve("dev_port")).trim());
+        } catch (IOException | NumberFormatException e) {
+            return 0; // older kernels have no dev_port: a single-port device's netdev is port 1's
+        }
+    }
+
+    private static Stream<InetAddress> addresses(String netdev) {
+        try {
+            NetworkInterface network = NetworkInterface.getByName(netdev);
+            return network == null ? Stream.empty()
+                    : network.inetAddresses().filter(Inet4Address.class::isInstance);
+        } catch (SocketException e) {
+            return Stream.empty();
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.fabric.ConnectionPlan.OutboundPlan;
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.VerbsException;
+
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * One declared outbound connection: connects its queue pair to the listener at host:port
+ * through the connection manager, with the configured timeout, retries and backoff, and when
+ * the queue pair fails or the listener disconnects connects it again: the connection is closed (QP to ERR, outstanding
+ * work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected anew.
+ */
+final class OutboundConnection {
+
+    private static final Log logger = LogFactory.getLog(OutboundConnection.class);
+    private static final byte[] NO_PRIVATE_DATA = new byte[0];
+
+    private final OutboundPlan plan;
+    private final QueuePair qp;
+    private final ConnectionManager manager;
+    private final LoopbackRoute route;
+    private final RdmaConnections hub;
+    private final String memoryPool;
+    private final AtomicBoolean recovering = new AtomicBoolean();
+    private volatile ConnectionState state = ConnectionState.CONNECTING;
+    private volatile Connection connection;
+    private volatile int attempts;
+    private volatile String lastFailure;
+
+    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
+                       RdmaConnections hub, String memoryPool) {
+        this.plan = plan;
+        this.qp = qp;
+        this.manager = manager;
+        this.route = route;
+        this.hub = hub;
+        this.memoryPool = memoryPool;
+    }
+
+    /** Connects with the configured retries; the last failure fails the start. */
+    void connectAtStartup() throws InterruptedException {
+        Exception last = null;
+        for (int attempt = 1; attempt <= plan.retries() + 1; attempt++) {
+            try {
+                attempt(attempt);
+                return;
+            } catch (VerbsException | UnknownHostException e) {
+                last = e;
+                if (attempt <= plan.retries()) {
+                    Thread.sleep(plan.backoff(attempt));
+                }
+            }
+        }
+        state = ConnectionState.DOWN;
+        throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1, last);
+    }
+
+    /**
+     * The queue pair failed, or the listener disconnected ({@code reason}): reconnects on the
+     * hub's executor, once per failure. Never blocks: it may run on the provider's event thread.
+     */
+    void failed(String reason) {
+        if (state == ConnectionState.UP && hub.isRunning() && recovering.compareAndSet(false, true)) {
+            logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
+                    + reason + "; reconnecting " + target());
+            state = ConnectionState.CONNECTING;
+            hub.execute(this::reconnect);
+        }
+    }
+
+    /**
+     * Attempts go on while the application runs: after the configured retries the connection
+     * is reported DOWN and tried again at the longest backoff.
+     */
+    private void reconnect() {
+        try {
+            tearDown();
+            for (int attempt = 1; hub.isRunning(); attempt++) {
+                try {
+                    attempt(attempt);
+                    return;
+                } catch (VerbsException | UnknownHostException e) {
+                    if (attempt > plan.retries()) {
+                        state = ConnectionState.DOWN;
+                    }
+                    Thread.sleep(plan.backoff(attempt));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            state = ConnectionState.DOWN;
+            lastFailure = e.getMessage();
+            logger.error("RDMA connection '" + plan.name() + "' could not be recovered", e);
+        } finally {
+            recovering.set(false);
+        }
+    }
+
+    private void attempt(int attempt) throws InterruptedException, UnknownHostException {
+        attempts++;
+        logger.info("RDMA connection '" + plan.name() + "': connecting queue pair '" + plan.queuePair() + "' "
+                + target() + " (attempt " + attempt + " of " + (plan.retries() + 1) + ")");
+        try {
+            if (qp.state() != QueuePairState.RESET) {
+                qp.reset();
+            }
+            InetSocketAddress remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
+            connection = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
+        } catch (VerbsException | UnknownHostException e) {
+            lastFailure = e.getMessage();
+            logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
+            throw e;
+        }
+        state = ConnectionState.UP;
+        lastFailure = null;
+        Connection established = connection;
+        // on the provider's event thread; a disconnect of a connection already replaced is old news
+        established.onPeerDisconnect(gone -> {
+            if (gone == connection) {
+                failed("the listener disconnected");
+            }
+        });
+        logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
+                + target());
+        hub.connected(view());
+    }
+
+    /** Closes the connection (QP to ERR: what is posted is flushed), lets the flush be delivered, tells observers. */
+    private void tearDown() {
+        Connection current = connection;
+        connection = null;
+        if (current != null) {
+            current.close();
+        } else if (qp.state() != QueuePairState.ERR && qp.state() != QueuePairState.RESET) {
+            qp.toError();
+        }
+        hub.awaitDelivered();
+        hub.disconnected(view());
+    }
+
+    /** At shutdown: the connection goes, the queue pair (a declared bean) stays for the fabric to destroy. */
+    void close() {
+        Connection current = connection;
+        connection = null;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    QueuePair queuePair() {
+        return qp;
+    }
+
+    private ConnectedQueuePair view() {
+        return new ConnectedQueuePair(plan.queuePair(), plan.queuePair(), qp, memoryPool,
+                InetSocketAddress.createUnresolved(plan.host(), plan.port()));
+    }
+
+    private String target() {
+        return "to " + plan.host() + ":" + plan.port();
+    }
+
+    RdmaConnections.OutboundStatus status() {
+        return new RdmaConnections.OutboundStatus(plan.name(), plan.property(), plan.queuePair(), plan.host(),
+                plan.port(), state, attempts, lastFailure);
+    }
+}

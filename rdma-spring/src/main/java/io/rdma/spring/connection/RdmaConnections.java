@@ -1,0 +1,327 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.fabric.ConnectionPlan;
+import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.fabric.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.verbs.api.AsyncEvent;
+import io.rdma.verbs.api.AsyncEventListener;
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.VerbsException;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Brings up the connections declared under {@code rdma.connections} through each device's
+ * {@link ConnectionManager} (rdma_cm on the native provider, the fabric's own in the simulated
+ * one) once the completion pollers run: listeners listen and accept peers, outbound
+ * connections connect (a failure after the retries fails the start), and a queue pair that
+ * fails ({@code IBV_EVENT_QP_FATAL}, a request or access error, or a completion with an error
+ * status) or whose peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}) is connected again
+ * (outbound) or let go (accepted).
+ *
+ * <p>It owns what the connection manager creates, and the queue pairs created from templates
+ * for accepted peers: at stop they are closed in libibverbs' destroy order (listeners first,
+ * then connections, their QPs flushed and the flush delivered, then the template QPs) before
+ * any declared resource is destroyed.
+ */
+public final class RdmaConnections implements SmartLifecycle, DisposableBean {
+
+    private static final Log logger = LogFactory.getLog(RdmaConnections.class);
+    private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
+
+    /**
+     * A listener's state for health and the actuator; {@code boundAddress} shows the chosen port,
+     * {@code lastFailure} the last failure with a peer (for example no queue pair could be created
+     * for it), or {@code null} when there was none.
+     */
+    public record ListenerStatus(String name, String property, String boundAddress, int backlog, String queuePair,
+                                 List<PeerStatus> peers, String lastFailure) {
+    }
+
+    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
+    public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState) {
+    }
+
+    /** An outbound connection's state; {@code lastFailure} is the last attempt's error while not UP. */
+    public record OutboundStatus(String name, String property, String queuePair, String host, int port,
+                                 ConnectionState state, int attempts, String lastFailure) {
+    }
+
+    private final RdmaFabric fabric;
+    private final CompletionRouter router;
+    private final CompletionPollers pollers;
+    private final RdmaTemplate template;
+    private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
+    private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
+    private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
+    private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
+    private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
+    private final Map<DeviceContext, AsyncEventListener> eventListeners = new LinkedHashMap<>();
+    /**
+     * Platform threads, not virtual ones: accept loops, connects and disconnects block in
+     * librdmacm (a native poll), which pins a virtual thread to its carrier; with as many
+     * carriers as cores, a listener's accept loop on a small host would hold the only one, and
+     * the receive handlers, which run on virtual threads, would never run.
+     */
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofPlatform().daemon().name("rdma-connection-", 0).factory());
+    private volatile boolean running;
+    private boolean closed;
+
+    public RdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+                           RdmaTemplate template) {
+        this.fabric = fabric;
+        this.router = router;
+        this.pollers = pollers;
+        this.template = template;
+    }
+
+    /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
+    public boolean bringsUp(String queuePair) {
+        ConnectionPlan plan = fabric.connections();
+        return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
+                || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()));
+    }
+
+    /**
+     * Tells {@code observer} of every connection of {@code source} (a declared queue pair, or a
+     * template listener's name), those already up included.
+     */
+    public void observe(String source, ConnectionObserver observer) {
+        synchronized (observers) {
+            observers.computeIfAbsent(source, key -> new CopyOnWriteArrayList<>()).add(observer);
+            up.values().stream().filter(connection -> connection.source().equals(source))
+                    .forEach(connection -> notify(observer, connection, true));
+        }
+    }
+
+    /** The address listener {@code name} is bound to, with the port chosen for port 0; empty until it listens. */
+    public Optional<InetSocketAddress> boundAddress(String name) {
+        AcceptingListener listener = listeners.get(name);
+        return listener == null ? Optional.empty() : listener.boundAddress();
+    }
+
+    public List<ListenerStatus> listeners() {
+        return listeners.values().stream().map(AcceptingListener::status).toList();
+    }
+
+    public List<OutboundStatus> outbound() {
+        return outbound.values().stream().map(OutboundConnection::status).toList();
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        ConnectionPlan plan = fabric.connections();
+        Map<String, ConnectionManager> managers = new LinkedHashMap<>();
+        boolean simulated = fabric.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
+        try {
+            for (ListenerPlan listenerPlan : plan.listeners()) {
+                ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
+                        listenerPlan.property());
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, fabric, this);
+                listener.listen();
+                listeners.put(listenerPlan.name(), listener);
+                executor.execute(listener::acceptPeers);
+            }
+            for (OutboundPlan connectionPlan : plan.outbound()) {
+                ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
+                        connectionPlan.property());
+                QueuePair qp = fabric.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
+                        .orElseThrow();
+                LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
+                        connectionPlan.name(), connectionPlan.property() + ".host");
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, this,
+                        fabric.queuePairAddress(connectionPlan.queuePair()).memoryPool());
+                outbound.put(connectionPlan.name(), connection);
+                watch(qp, connection::failed);
+                connection.connectAtStartup();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while bringing up RDMA connections", e);
+        }
+    }
+
+    private ConnectionManager manager(Map<String, ConnectionManager> managers, String device, String connection,
+                                      String property) {
+        ConnectionManager existing = managers.get(device);
+        if (existing != null) {
+            return existing;
+        }
+        DeviceContext context = deviceContext(device);
+        try {
+            ConnectionManager manager = ConnectionManager.of(context);
+            managers.put(device, manager);
+            AsyncEventListener failures = this::onAsyncEvent;
+            context.addAsyncEventListener(failures);
+            eventListeners.put(context, failures);
+            return manager;
+        } catch (VerbsException e) {
+            throw new RdmaConnectionException(connection, property, "on device '" + device + "'", 1, e);
+        }
+    }
+
+    private DeviceContext deviceContext(String device) {
+        return fabric.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
+    }
+
+    private void onAsyncEvent(AsyncEvent event) {
+        if (QP_FAILURES.contains(event.type()) && event.resource() instanceof QueuePair qp) {
+            Consumer<String> watcher = failureWatchers.get(qp);
+            if (watcher != null) {
+                watcher.accept("IBV_EVENT_" + event.type());
+            }
+        }
+    }
+
+    /** Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which must not block. */
+    void watch(QueuePair qp, Consumer<String> watcher) {
+        failureWatchers.put(qp, watcher);
+        router.routeFailures(qp, completion -> watcher.accept("completion " + completion.status()));
+    }
+
+    void unwatch(QueuePair qp) {
+        failureWatchers.remove(qp);
+    }
+
+    /** Makes a template QP of an accepted peer usable by name through the template. */
+    void adopt(String name, QueuePair qp, String memoryPool, String queuePairTemplate) {
+        if (memoryPool != null) {
+            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource(),
+                    queuePairTemplate);
+        }
+    }
+
+    /** Forgets and closes a template QP whose peer is gone. */
+    void abandon(String name, QueuePair qp) {
+        template.unbind(name);
+        router.unroute(qp);
+        qp.close();
+    }
+
+    void connected(ConnectedQueuePair connection) {
+        synchronized (observers) {
+            up.put(connection.name(), connection);
+            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
+                    true));
+        }
+    }
+
+    void disconnected(ConnectedQueuePair connection) {
+        synchronized (observers) {
+            up.remove(connection.name());
+            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
+                    false));
+        }
+    }
+
+    private static void notify(ConnectionObserver observer, ConnectedQueuePair connection, boolean connected) {
+        try {
+            if (connected) {
+                observer.connected(connection);
+            } else {
+                observer.disconnected(connection);
+            }
+        } catch (RuntimeException e) {
+            logger.error("An observer of RDMA connection '" + connection.name() + "' failed", e);
+        }
+    }
+
+    void awaitDelivered() {
+        pollers.awaitDelivered();
+    }
+
+    /** Runs {@code task} on a thread of its own, unless the application is stopping. Never blocks. */
+    void execute(Runnable task) {
+        if (running) {
+            try {
+                executor.execute(task);
+            } catch (RejectedExecutionException e) {
+                // stopping meanwhile: the shutdown closes what the task would have
+            }
+        }
+    }
+
+    @Override
+    public void stop() {
+        close();
+    }
+
+    /** Also when the start failed half-way, and so was never stopped: nothing the manager made may outlive its QP. */
+    @Override
+    public void destroy() {
+        close();
+    }
+
+    private synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        running = false;
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                logger.warn("RDMA connection threads did not end within 10s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        eventListeners.forEach(DeviceContext::removeAsyncEventListener);
+        List<Runnable> closings = new ArrayList<>();
+        // in the destroy order: listeners, then connections, then the template QPs of accepted peers
+        listeners.values().forEach(listener -> closings.add(listener::stopListening));
+        outbound.values().forEach(connection -> closings.add(connection::close));
+        listeners.values().forEach(listener -> closings.add(listener::close));
+        for (Runnable closing : closings) {
+            try {
+                closing.run();
+            } catch (RuntimeException e) {
+                logger.warn("Closing an RDMA connection failed", e);
+            }
+        }
+        failureWatchers.clear();
+        up.clear();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** After the pollers, so a connection's first completions have a poller; stopped before them. */
+    @Override
+    public int getPhase() {
+        return CompletionPollers.PHASE + 1;
+    }
+}

@@ -1,0 +1,58 @@
+package io.rdma.spring.listener;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the receive handler of a declared queue pair, as
+ * {@code @KafkaListener} does for a topic. The queue pair's receive queue is kept filled with
+ * buffers from its memory pool; each message received is handed to the method, on a virtual
+ * thread, as {@code byte[]} (the payload) or {@link ReceivedMessage} (payload and immediate
+ * data). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
+ * pair, with the request's immediate data when it had some, so a peer can match replies to
+ * requests.
+ *
+ * <p>Name either a declared queue pair, or a listener under {@code rdma.connections.listeners}
+ * whose peers get queue pairs from a template: the method then handles the receives of every
+ * peer the listener accepts, and its reply goes back to the peer that sent the request
+ * ({@link ReceivedMessage#queuePair()} names that peer's queue pair, {@code <listener>#<n>},
+ * for sending to it later through the {@code RdmaTemplate}).
+ *
+ * <p>Replies are sent as {@code RdmaTemplate} operations are: when the queue pair's send queue is
+ * full they wait for room, up to its {@code send-timeout}. Nothing fails silently: an exception
+ * the method throws, and a reply that could not be sent ({@link RdmaReplyException}), go to the
+ * listener's {@link #errorHandler()}, which by default logs them at ERROR with the queue pair.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface RdmaListener {
+
+    /** Name of the declared queue pair whose receives this method handles. */
+    String queuePair() default "";
+
+    /** Name of a listener (with a queue pair template) whose accepted peers' receives this method handles. */
+    String connectionListener() default "";
+
+    /**
+     * How many invocations of the method may be in flight at once, across every queue pair it
+     * listens on (all peers of a connection listener); an invocation is in flight until the
+     * method returns and its reply, if any, is sent or has failed. 0, the default, sets no
+     * limit: each message runs on a virtual thread of its own as soon as it arrives. Messages
+     * beyond the limit wait, in the order they arrived, and keep their receive buffers: the
+     * receive queue is refilled only as they start, so a peer that goes on sending finds it
+     * empty, gets RNR NAKs and waits, and its own send queue fills - back-pressure, not loss.
+     * 1 handles messages one at a time, in the order they arrived.
+     */
+    int concurrency() default 0;
+
+    /**
+     * Name of a bean implementing {@link RdmaListenerErrorHandler}, called with the message when
+     * the method throws or its reply cannot be sent. Unset, such failures are logged at ERROR
+     * with the queue pair.
+     */
+    String errorHandler() default "";
+}

@@ -1,0 +1,221 @@
+package io.rdma.spring.listener;
+
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.connection.ConnectedQueuePair;
+import io.rdma.spring.connection.ConnectionObserver;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.fabric.ConnectionPlan;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.QueuePair;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
+ * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
+ * connection brings up, else each time its connection comes up; for a listener with a queue
+ * pair template, on the queue pair of every peer it accepts. Each method has one
+ * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
+ * its concurrency and hands its failures to its error handler. The fabric is looked up lazily: a
+ * post-processor is created before ordinary beans, the fabric among them.
+ */
+public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFactoryAware, SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(RdmaListenerProcessor.class);
+
+    private record Listener(String queuePair, String connectionListener, int concurrency, String errorHandler,
+                            Object bean, Method method) {
+    }
+
+    private final ObjectProvider<RdmaFabric> fabric;
+    private final ObjectProvider<CompletionRouter> router;
+    private final ObjectProvider<RdmaTemplate> template;
+    private final ObjectProvider<RdmaConnections> connections;
+    private final List<Listener> listeners = new ArrayList<>();
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private BeanFactory beanFactory;
+    private volatile boolean running;
+
+    public RdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric, ObjectProvider<CompletionRouter> router,
+                                 ObjectProvider<RdmaTemplate> template, ObjectProvider<RdmaConnections> connections) {
+        this.fabric = fabric;
+        this.router = router;
+        this.template = template;
+        this.connections = connections;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+        Class<?> type = AopUtils.getTargetClass(bean);
+        MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
+                        AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
+                .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
+                        annotation.connectionListener(), annotation.concurrency(), annotation.errorHandler(), bean,
+                        method)));
+        return bean;
+    }
+
+    @Override
+    public void start() {
+        RdmaFabric rdma = fabric.getObject();
+        RdmaConnections declared = connections.getObject();
+        for (Listener listener : listeners) {
+            if (listener.queuePair().isEmpty() == listener.connectionListener().isEmpty()) {
+                throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name either a"
+                        + " queuePair or a connectionListener");
+            }
+            ListenerInvoker invoker = invoker(listener);
+            if (!listener.connectionListener().isEmpty()) {
+                declared.observe(listener.connectionListener(), peerReceiver(rdma, declared, listener, invoker));
+                continue;
+            }
+            QueuePair qp = rdma.resource(listener.queuePair()).filter(m -> m.resource() instanceof QueuePair)
+                    .map(m -> (QueuePair) m.resource()).orElseThrow(() -> new IllegalStateException(
+                            "@RdmaListener on " + listener.method() + " names queue pair '" + listener.queuePair()
+                                    + "', which is not declared under rdma.devices"));
+            ReceiveContainer container = new ReceiveContainer(listener.queuePair(), qp,
+                    pool(rdma, listener, listener.queuePair()), 1, invoker, router.getObject());
+            if (declared.bringsUp(listener.queuePair())) {
+                declared.observe(listener.queuePair(), container);
+            } else {
+                container.start();
+            }
+        }
+        running = true;
+    }
+
+    /**
+     * For each peer the listener accepts, a container on the peer's queue pair, sharing the
+     * template's pool; stopped when the peer goes, so its posted buffers return to the pool.
+     */
+    private ConnectionObserver peerReceiver(RdmaFabric rdma, RdmaConnections declared, Listener listener,
+                                            ListenerInvoker invoker) {
+        ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
+                .filter(candidate -> candidate.name().equals(listener.connectionListener())
+                        && candidate.queuePairTemplate() != null)
+                .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
+                        + " names connection listener '" + listener.connectionListener() + "', which is not declared"
+                        + " under rdma.connections.listeners with a queue-pair-template"));
+        MemoryPool pool = pool(rdma, listener, plan.queuePairTemplate());
+        Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
+        return new ConnectionObserver() {
+            @Override
+            public void connected(ConnectedQueuePair peer) {
+                ReceiveContainer container = new ReceiveContainer(peer.name(), peer.queuePair(), pool,
+                        plan.maxConnections(), invoker, router.getObject());
+                containers.put(peer.name(), container);
+                container.start();
+            }
+
+            @Override
+            public void disconnected(ConnectedQueuePair peer) {
+                ReceiveContainer container = containers.remove(peer.name());
+                if (container != null) {
+                    container.stop();
+                }
+            }
+        };
+    }
+
+    private static MemoryPool pool(RdmaFabric rdma, Listener listener, String queuePair) {
+        String pool = rdma.queuePairAddress(queuePair).memoryPool();
+        if (pool == null) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '" + queuePair
+                    + "' has no memory pool to receive into; set its memory-pool property");
+        }
+        return (MemoryPool) rdma.resource(pool).orElseThrow().resource();
+    }
+
+    /** The method's invoker, shared by every queue pair it listens on, so its concurrency holds across them. */
+    private ListenerInvoker invoker(Listener listener) {
+        if (listener.concurrency() < 0) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets concurrency "
+                    + listener.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
+        }
+        String description = "@RdmaListener method " + listener.method();
+        return new ListenerInvoker(description, method(listener), listener.concurrency(),
+                errorHandler(listener, description), template.getObject(), executor);
+    }
+
+    /** The bean the listener names, or else one that logs at ERROR. */
+    private RdmaListenerErrorHandler errorHandler(Listener listener, String description) {
+        if (listener.errorHandler().isEmpty()) {
+            return (message, failure) -> logger.error(description + " failed on a message of queue pair '"
+                    + message.queuePair() + "'", failure);
+        }
+        try {
+            return beanFactory.getBean(listener.errorHandler(), RdmaListenerErrorHandler.class);
+        } catch (BeansException e) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " names error handler '"
+                    + listener.errorHandler() + "', which is not a bean implementing RdmaListenerErrorHandler", e);
+        }
+    }
+
+    private static Function<ReceivedMessage, byte[]> method(Listener listener) {
+        Method method = listener.method();
+        ReflectionUtils.makeAccessible(method);
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length != 1 || (parameters[0] != byte[].class && parameters[0] != ReceivedMessage.class)) {
+            throw new IllegalStateException("@RdmaListener method " + method + " must take one byte[] or"
+                    + " ReceivedMessage parameter");
+        }
+        boolean wantsMessage = parameters[0] == ReceivedMessage.class;
+        boolean replies = method.getReturnType() == byte[].class;
+        return message -> {
+            try {
+                Object result = method.invoke(listener.bean(), wantsMessage ? message : message.payload());
+                return replies ? (byte[]) result : null;
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            } catch (InvocationTargetException e) {
+                throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+            }
+        };
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        executor.shutdown();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** After the connections: receives can only be posted to a QP past RESET. */
+    @Override
+    public int getPhase() {
+        return CompletionPollers.PHASE + 2;
+    }
+}

@@ -1,0 +1,150 @@
+package io.rdma.spring.listener;
+
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.connection.ConnectedQueuePair;
+import io.rdma.spring.connection.ConnectionObserver;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.PooledBuffer;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.WorkCompletion;
+
+import java.lang.foreign.ValueLayout;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Keeps one queue pair's receive queue filled and hands each received message to its listener:
+ * receives are posted with the pool buffer's index (and the container's generation) as wr_id; a
+ * completion copies the payload out and delivers the message to the {@link ListenerInvoker},
+ * which gives the buffer back (and this posts it again) when the message's invocation starts, at
+ * once while the listener is below its concurrency. A message that waits for an invocation
+ * keeps its buffer out of the receive queue, so a listener that falls behind empties the queue
+ * and the sender gets RNR NAKs instead of this side queueing without bound. Flushed receives
+ * return their buffers. As the observer of a declared connection it fills the queue each time
+ * the connection comes up, and when it goes it returns every buffer it still holds, posted or
+ * waiting: a QP reset or destroyed does not complete its posted receives (on Soft-RoCE not even
+ * with a flush), and without this the pool would lose a queue's worth of buffers per reconnect
+ * or peer.
+ */
+final class ReceiveContainer implements ConnectionObserver {
+
+    private static final Log logger = LogFactory.getLog(ReceiveContainer.class);
+
+    private final String name;
+    private final QueuePair qp;
+    private final MemoryPool pool;
+    private final int depth;
+    private final ListenerInvoker listener;
+    private final ReceiveWorkRequest request = new ReceiveWorkRequest();
+    /**
+     * By pool buffer index: since the last start, posted to the QP and not completed yet, or
+     * holding a message that waits for its invocation. Guarded by this.
+     */
+    private final boolean[] held;
+    /**
+     * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
+     * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
+     */
+    private int generation;
+
+    /**
+     * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
+     * peers of a template listener), so each takes its share.
+     */
+    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers, ListenerInvoker listener,
+                     CompletionRouter router) {
+        this.name = name;
+        this.qp = qp;
+        this.pool = pool;
+        // Half the pool at most, so the template can still lease buffers for sends on the same pool.
+        this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / (2 * poolSharers)));
+        this.listener = listener;
+        this.held = new boolean[pool.capacity()];
+        router.routeReceives(qp, this::received);
+    }
+
+    /** The connection's reset emptied the receive queue, and {@link #disconnected} returned the buffers: fill it again. */
+    @Override
+    public void connected(ConnectedQueuePair connection) {
+        start();
+    }
+
+    /** The QP was flushed and is about to be reset or closed: its receives will not complete. */
+    @Override
+    public void disconnected(ConnectedQueuePair connection) {
+        stop();
+    }
+
+    /** Fills the receive queue; the QP must be past RESET (connected, or at least INIT). */
+    void start() {
+        for (int i = 0; i < depth; i++) {
+            PooledBuffer buffer = pool.lease();
+            synchronized (this) {
+                post(buffer);
+            }
+        }
+    }
+
+    /** Returns every buffer it holds to the pool; completions of what was posted before are ignored from now on. */
+    synchronized void stop() {
+        generation++;
+        for (int index = 0; index < held.length; index++) {
+            if (held[index]) {
+                held[index] = false;
+                pool.buffer(index).close();
+            }
+        }
+    }
+
+    /** Posts {@code buffer} under this generation; a buffer that could not be posted goes back to the pool. */
+    private void post(PooledBuffer buffer) {
+        try {
+            qp.postReceive(request.wrId((long) generation << 32 | buffer.index()).sge(buffer));
+            held[buffer.index()] = true;
+        } catch (RuntimeException e) {
+            held[buffer.index()] = false;
+            buffer.close();
+            throw e;
+        }
+    }
+
+    private void received(WorkCompletion completion) {
+        ReceivedMessage message;
+        int index = (int) completion.wrId();
+        int receivedIn;
+        synchronized (this) {
+            receivedIn = (int) (completion.wrId() >>> 32);
+            if (receivedIn != generation || !held[index]) {
+                return; // posted before the last stop, which returned its buffer
+            }
+            PooledBuffer buffer = pool.buffer(index);
+            if (!completion.isSuccess()) {
+                held[index] = false;
+                buffer.close();
+                return;
+            }
+            message = new ReceivedMessage(name,
+                    buffer.segment().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE),
+                    completion.hasImmediateData(), completion.immediateData());
+        }
+        listener.deliver(message, () -> repost(index, receivedIn));
+    }
+
+    /**
+     * The message received into buffer {@code index} starts its invocation: the buffer goes back
+     * to the receive queue, unless a stop since {@code receivedIn} returned it to the pool.
+     */
+    private synchronized void repost(int index, int receivedIn) {
+        if (receivedIn != generation || !held[index]) {
+            return;
+        }
+        try {
+            post(pool.buffer(index));
+        } catch (RuntimeException e) {
+            logger.warn("Receive buffer " + index + " could not be posted again to queue pair '" + name + "', whose"
+                    + " receive queue now holds one buffer fewer; the buffer went back to the pool", e);
+        }
+    }
+}

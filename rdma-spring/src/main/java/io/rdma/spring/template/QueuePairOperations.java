@@ -1,0 +1,310 @@
+package io.rdma.spring.template;
+
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.fabric.SendTimeout;
+import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.PooledBuffer;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.api.WorkCompletion;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * The template's state for one QP: a reused work request, the pool its buffers come from, the
+ * operations in flight by wr_id, and those waiting for room in the send queue. Every operation
+ * is signaled, so each one's completion finds its future here (on the send CQ's poller thread),
+ * releases its buffer and completes.
+ *
+ * <p>An operation that finds the send queue full waits in a queue of its own: no thread is held
+ * for it, and it leases no buffer until it is posted. Waiting operations are posted, oldest
+ * first, whenever room may have appeared: after each send completion of the QP (the poll that
+ * took it freed its slot), before each new operation, and when the oldest one's send-timeout
+ * passes; those that waited longer than that then fail with a {@link SendQueueFullException}. A
+ * new operation never overtakes a waiting one, so operations are posted in the order they were
+ * made; and as all wait the same send-timeout, the oldest always expires first, so one timer per
+ * queue pair suffices. Futures complete outside the lock, so that what a caller chains to one
+ * cannot hold up the queue pair's other operations.
+ */
+final class QueuePairOperations {
+
+    private static final ValueLayout.OfLong ATOMIC_RESULT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+    /** About 146 years: deadlines this far apart still compare correctly across System.nanoTime's wrap. */
+    private static final long LONGEST_WAIT_NANOS = Long.MAX_VALUE / 2;
+
+    /** What a caller asked for, and the future it holds. */
+    private record Operation(String name, SendOpcode opcode, int payloadLength,
+                             BiConsumer<PooledBuffer, SendWorkRequest> prepare, Function<PooledBuffer, Object> outcome,
+                             CompletableFuture<Object> result) {
+    }
+
+    private record InFlight(Operation operation, PooledBuffer buffer) {
+    }
+
+    /** An operation the send queue had no room for, and the {@link System#nanoTime} at which it gives up. */
+    private record Waiting(Operation operation, long deadline) {
+    }
+
+    /** An operation that failed; its future is completed once the lock is released. */
+    private record Failed(Operation operation, Throwable failure) {
+    }
+
+    private final String name;
+    private final QueuePair qp;
+    private final MemoryPool pool;
+    private final SendTimeout sendTimeout;
+    private final long sendTimeoutNanos;
+    private final SendWorkRequest request = new SendWorkRequest();
+    private final AtomicLong nextWrId = new AtomicLong();
+    private final Map<Long, InFlight> inFlight = new ConcurrentHashMap<>();
+    /** Guards the reused work request, posting, the waiting operations and {@link #expiryScheduled}. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Deque<Waiting> waiting = new ArrayDeque<>();
+    /** Whether a timer will look at the oldest waiting operation's deadline. */
+    private boolean expiryScheduled;
+
+    QueuePairOperations(String name, QueuePair qp, MemoryPool pool, SendTimeout sendTimeout,
+                        CompletionRouter router) {
+        this.name = name;
+        this.qp = qp;
+        this.pool = pool;
+        this.sendTimeout = sendTimeout;
+        this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
+        router.routeSends(qp, this::completed);
+    }
+
+    /**
+     * Posts, or queues until the send queue has room, an operation that leases a buffer, lets
+     * {@code prepare} fill it and the WR, and yields what {@code outcome} makes of the buffer.
+     */
+    @SuppressWarnings("unchecked")
+    <T> CompletableFuture<T> post(String operation, SendOpcode opcode, int payloadLength,
+                                  BiConsumer<PooledBuffer, SendWorkRequest> prepare,
+                                  Function<PooledBuffer, T> outcome) {
+        if (payloadLength > pool.bufferSize()) {
+            // Refused before it waits: no room in the send queue would ever make it fit.
+            return CompletableFuture.failedFuture(new IllegalArgumentException(payloadLength + " bytes do not fit"
+                    + " the " + pool.bufferSize() + "-byte buffers of the memory pool of queue pair '" + name + "'"));
+        }
+        Operation made = new Operation(operation, opcode, payloadLength, prepare,
+                (Function<PooledBuffer, Object>) outcome, new CompletableFuture<>());
+        List<Failed> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            postWaiting(failed);
+            if (!waiting.isEmpty() || !postUnlessFull(made, failed)) {
+                waitForRoom(made);
+            }
+        } finally {
+            lock.unlock();
+        }
+        report(failed);
+        return (CompletableFuture<T>) made.result();
+    }
+
+    CompletableFuture<Void> send(byte[] payload, Integer immediate) {
+        return post(immediate == null ? "send" : "send with immediate",
+                immediate == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, payload.length, (buffer, wr) -> {
+                    buffer.segment().copyFrom(MemorySegment.ofArray(payload));
+                    if (immediate != null) {
+                        wr.immediateData(immediate);
+                    }
+                }, buffer -> null);
+    }
+
+    CompletableFuture<Void> write(byte[] data, RemoteBuffer target, Integer immediate) {
+        return post(immediate == null ? "RDMA write" : "RDMA write with immediate",
+                immediate == null ? SendOpcode.RDMA_WRITE : SendOpcode.RDMA_WRITE_WITH_IMM, data.length,
+                (buffer, wr) -> {
+                    buffer.segment().copyFrom(MemorySegment.ofArray(data));
+                    wr.remote(target);
+                    if (immediate != null) {
+                        wr.immediateData(immediate);
+                    }
+                }, buffer -> null);
+    }
+
+    CompletableFuture<byte[]> read(RemoteBuffer source, int length) {
+        return post("RDMA read", SendOpcode.RDMA_READ, length, (buffer, wr) -> wr.remote(source),
+                buffer -> buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    CompletableFuture<Long> atomic(SendOpcode opcode, RemoteBuffer target, long compareOrAdd, long swap) {
+        return post(opcode == SendOpcode.ATOMIC_CMP_AND_SWP ? "compare-and-swap" : "fetch-and-add", opcode, Long.BYTES,
+                (buffer, wr) -> wr.remote(target).atomic(compareOrAdd, swap),
+                buffer -> buffer.segment().get(ATOMIC_RESULT, 0));
+    }
+
+    /**
+     * The QP is about to be destroyed: operations still in flight or waiting fail as flushed,
+     * and those in flight return their buffers, since a destroyed QP need not complete them
+     * (Soft-RoCE does not flush them).
+     */
+    void abandon() {
+        List<Failed> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Waiting abandoned = waiting.poll(); abandoned != null; abandoned = waiting.poll()) {
+                failed.add(new Failed(abandoned.operation(), flushed(abandoned.operation())));
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Long wrId : inFlight.keySet()) {
+            InFlight operation = inFlight.remove(wrId);
+            if (operation != null) {
+                operation.buffer().close();
+                failed.add(new Failed(operation.operation(), flushed(operation.operation())));
+            }
+        }
+        report(failed);
+    }
+
+    private RdmaOperationException flushed(Operation operation) {
+        return new RdmaOperationException(operation.name(), name, CompletionStatus.WR_FLUSH_ERR, 0);
+    }
+
+    /** A send completion of the QP: settles its operation, if it is one of ours, and posts what now fits. */
+    private void completed(WorkCompletion completion) {
+        InFlight done = inFlight.remove(completion.wrId());
+        Object value = null;
+        RdmaOperationException failure = null;
+        if (done != null) {
+            try {
+                if (completion.isSuccess()) {
+                    value = done.operation().outcome().apply(done.buffer());
+                } else {
+                    failure = new RdmaOperationException(done.operation().name(), name, completion.status(),
+                            completion.vendorError());
+                }
+            } finally {
+                done.buffer().close();
+            }
+        }
+        // Whoever posted it, the poll that took this completion freed slots.
+        List<Failed> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            postWaiting(failed);
+        } finally {
+            lock.unlock();
+        }
+        report(failed);
+        if (done != null) {
+            if (failure == null) {
+                done.operation().result().complete(value);
+            } else {
+                done.operation().result().completeExceptionally(failure);
+            }
+        }
+    }
+
+    /** Posts the waiting operations, oldest first, while the send queue has room. Under the lock. */
+    private void postWaiting(List<Failed> failed) {
+        for (Waiting oldest = waiting.peek(); oldest != null && postUnlessFull(oldest.operation(), failed);
+             oldest = waiting.peek()) {
+            waiting.poll();
+        }
+    }
+
+    /**
+     * Posts {@code operation}, or fails it (into {@code failed}) when the post is refused; false
+     * only when the send queue has no room, and then nothing was leased or posted. Under the lock.
+     */
+    private boolean postUnlessFull(Operation operation, List<Failed> failed) {
+        if (operation.result().isDone()) {
+            return true; // cancelled by its caller while it waited
+        }
+        // A look before leasing and copying; tryPostSend decides, as other posters may take the room.
+        if (qp.outstandingSends() >= qp.capabilities().maxSendWr()) {
+            return false;
+        }
+        PooledBuffer buffer;
+        try {
+            buffer = pool.lease();
+        } catch (RuntimeException e) {
+            failed.add(new Failed(operation, e));
+            return true;
+        }
+        long wrId = nextWrId.incrementAndGet();
+        inFlight.put(wrId, new InFlight(operation, buffer));
+        try {
+            request.reset().wrId(wrId).opcode(operation.opcode()).sge(buffer, operation.payloadLength());
+            operation.prepare().accept(buffer, request);
+            if (qp.tryPostSend(request)) {
+                return true;
+            }
+            inFlight.remove(wrId);
+            buffer.close();
+            return false;
+        } catch (RuntimeException e) {
+            inFlight.remove(wrId);
+            buffer.close();
+            failed.add(new Failed(operation, e));
+            return true;
+        }
+    }
+
+    /** Queues {@code operation} until room appears or its send-timeout passes. Under the lock. */
+    private void waitForRoom(Operation operation) {
+        long deadline = System.nanoTime() + sendTimeoutNanos;
+        waiting.add(new Waiting(operation, deadline));
+        if (!expiryScheduled) {
+            scheduleExpiry(deadline);
+        }
+    }
+
+    private void scheduleExpiry(long deadline) {
+        expiryScheduled = true;
+        CompletableFuture.delayedExecutor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .execute(this::expire);
+    }
+
+    /**
+     * On a timer thread, at the oldest waiting operation's deadline: posts what fits now, fails
+     * the operations whose send-timeout has passed, and sets the timer for the next deadline.
+     */
+    private void expire() {
+        List<Failed> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            expiryScheduled = false;
+            postWaiting(failed);
+            long now = System.nanoTime();
+            for (Waiting oldest = waiting.peek(); oldest != null; oldest = waiting.peek()) {
+                if (oldest.deadline() - now > 0) {
+                    scheduleExpiry(oldest.deadline());
+                    break;
+                }
+                waiting.poll();
+                failed.add(new Failed(oldest.operation(), new SendQueueFullException(oldest.operation().name(), name,
+                        qp.outstandingSends(), qp.capabilities().maxSendWr(), sendTimeout.limit(),
+                        sendTimeout.property())));
+            }
+        } finally {
+            lock.unlock();
+        }
+        report(failed);
+    }
+
+    private static void report(List<Failed> failed) {
+        failed.forEach(settled -> settled.operation().result().completeExceptionally(settled.failure()));
+    }
+}

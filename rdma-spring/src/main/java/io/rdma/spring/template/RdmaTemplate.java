@@ -1,0 +1,110 @@
+package io.rdma.spring.template;
+
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.SendOpcode;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The data path without work requests: send, RDMA write and read, compare-and-swap and
+ * fetch-and-add on a declared queue pair by name, with immediate data where the verb carries
+ * it. Payloads are copied into a buffer leased from the QP's memory pool ({@code memory-pool},
+ * or the only pool of its protection domain) and the buffer goes back when the operation
+ * completes; results arrive as {@link CompletableFuture}s completed on the CQ's poller thread
+ * (chain with {@code *Async} to leave it). Failures complete the future with an
+ * {@link RdmaOperationException} (completion status), a {@code VerbsException} (post refused,
+ * or no free buffer in the pool) or a {@link SendQueueFullException}.
+ *
+ * <p>A full send queue is back-pressure, not an error: an operation that finds no room waits,
+ * without holding a thread, and is posted, in the order operations were made on that queue pair,
+ * as soon as completions free slots. Only when its queue pair's {@code send-timeout} (5 s unless
+ * configured) passes first does it fail, with a {@link SendQueueFullException} naming the queue
+ * pair, its send queue's depth and the property to raise; that future completes on a thread of
+ * {@code CompletableFuture}'s default async pool. The methods never block.
+ *
+ * <p>This is the convenient path: it allocates a future per operation. Code that must not
+ * allocate posts reused work requests on the {@link QueuePair} bean itself.
+ */
+public class RdmaTemplate {
+
+    private final RdmaFabric fabric;
+    private final CompletionRouter router;
+    private final Map<String, QueuePairOperations> operations = new ConcurrentHashMap<>();
+
+    public RdmaTemplate(RdmaFabric fabric, CompletionRouter router) {
+        this.fabric = fabric;
+        this.router = router;
+    }
+
+    public CompletableFuture<Void> send(String queuePair, byte[] payload) {
+        return on(queuePair).send(payload, null);
+    }
+
+    public CompletableFuture<Void> send(String queuePair, byte[] payload, int immediateData) {
+        return on(queuePair).send(payload, immediateData);
+    }
+
+    public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target) {
+        return on(queuePair).write(data, target, null);
+    }
+
+    public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target, int immediateData) {
+        return on(queuePair).write(data, target, immediateData);
+    }
+
+    public CompletableFuture<byte[]> read(String queuePair, RemoteBuffer source, int length) {
+        return on(queuePair).read(source, length);
+    }
+
+    /** Atomically replaces the remote 8 bytes with {@code desired} if they equal {@code expected}; yields the old value. */
+    public CompletableFuture<Long> compareAndSwap(String queuePair, RemoteBuffer target, long expected, long desired) {
+        return on(queuePair).atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired);
+    }
+
+    /** Atomically adds {@code delta} to the remote 8 bytes; yields the old value. */
+    public CompletableFuture<Long> fetchAndAdd(String queuePair, RemoteBuffer target, long delta) {
+        return on(queuePair).atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0);
+    }
+
+    /**
+     * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
+     * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
+     * wait for send-queue room as long as the {@code send-timeout} of {@code createdFrom}, the
+     * declared queue pair template it was created from, says.
+     */
+    public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
+        operations.put(name, new QueuePairOperations(name, qp, pool, fabric.sendTimeout(createdFrom), router));
+    }
+
+    /**
+     * Forgets a queue pair bound with {@link #bind} before it is closed; what is in flight or
+     * waiting for room on it fails.
+     */
+    public void unbind(String name) {
+        QueuePairOperations removed = operations.remove(name);
+        if (removed != null) {
+            removed.abandon();
+        }
+    }
+
+    private QueuePairOperations on(String queuePair) {
+        return operations.computeIfAbsent(queuePair, name -> {
+            QueuePair qp = fabric.resource(name).filter(managed -> managed.resource() instanceof QueuePair)
+                    .map(managed -> (QueuePair) managed.resource())
+                    .orElseThrow(() -> new IllegalArgumentException("no queue pair named '" + name + "' is declared"));
+            String pool = fabric.queuePairAddress(name).memoryPool();
+            if (pool == null) {
+                throw new IllegalStateException("queue pair '" + name + "' has no memory pool to lease buffers from;"
+                        + " set its memory-pool property");
+            }
+            return new QueuePairOperations(name, qp, (MemoryPool) fabric.resource(pool).orElseThrow().resource(),
+                    fabric.sendTimeout(name), router);
+        });
+    }
+}
