@@ -2,10 +2,19 @@ package io.rdma.spring.fabric;
 
 import io.rdma.verbs.api.Verbs;
 
-/** The beans a resource is created from: the provider's device list and the resources declared before it. */
+/**
+ * The beans a resource is created from: the provider's device list, the resources declared
+ * before it, and the application's {@link RdmaCustomizer}s.
+ */
 public interface ResourceLookup {
 
     Verbs verbs();
 
     <T> T resource(String name, Class<T> type);
+
+    /**
+     * {@code options}, as every {@link RdmaCustomizer} of resource {@code name} whose options type
+     * is {@code optionsType} adjusts them, in bean order; {@code options} itself when none does.
+     */
+    <T> T customize(String name, Class<T> optionsType, T options);
 }

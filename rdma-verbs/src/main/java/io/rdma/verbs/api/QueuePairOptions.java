@@ -21,6 +21,10 @@ public record QueuePairOptions(QueuePairType type, CompletionQueue sendCq, Compl
         return new QueuePairOptions(type, send, recv, srq, capabilities, signalAll);
     }
 
+    public QueuePairOptions withCapabilities(QueuePairCapabilities value) {
+        return new QueuePairOptions(type, sendCq, recvCq, srq, value, signalAll);
+    }
+
     public QueuePairOptions withSignalAll(boolean value) {
         return new QueuePairOptions(type, sendCq, recvCq, srq, capabilities, value);
     }

@@ -7,6 +7,7 @@ import io.rdma.spring.fabric.ConnectionPlan;
 import io.rdma.spring.fabric.DeclaredResource;
 import io.rdma.spring.fabric.FabricPlan;
 import io.rdma.spring.fabric.QueuePairAddress;
+import io.rdma.spring.fabric.RdmaCustomizer;
 import io.rdma.spring.fabric.SendTimeout;
 import io.rdma.spring.fabric.CompletionMode;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.CompletionQueuePlan;
@@ -23,6 +24,7 @@ import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ResourceKind;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -171,6 +174,28 @@ public final class CheckedFabricPlan implements FabricPlan {
         Map<String, List<CounterDescription>> points = new LinkedHashMap<>();
         devices.forEach(device -> device.flows().forEach(flow -> points.put(flow.name(), flow.counters())));
         return points;
+    }
+
+    /**
+     * Every customizer names a declared resource of its kind (a queue pair customizer may name a
+     * queue pair template): a name nothing declares fails the start rather than being ignored.
+     */
+    void checkCustomized(List<RdmaCustomizer<?>> customizers) {
+        for (RdmaCustomizer<?> customizer : customizers) {
+            Set<String> declared = new TreeSet<>();
+            resources().stream().filter(resource -> resource.kind() == customizer.kind())
+                    .forEach(resource -> declared.add(resource.name()));
+            if (customizer.kind() == ResourceKind.QUEUE_PAIR) {
+                declared.addAll(queuePairTemplates().keySet());
+            }
+            if (!declared.contains(customizer.name())) {
+                String kind = customizer.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
+                throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".devices", "an RdmaCustomizer"
+                        + " customizes " + kind + " '" + customizer.name() + "', and no " + kind + " of that name is"
+                        + " declared; declared: " + declared, "Name a declared " + kind + " in the customizer, or"
+                        + " declare one under " + RdmaProperties.PREFIX + ".devices.");
+            }
+        }
     }
 
     /** Every resource, in creation order; Spring destroys them in the reverse. */

@@ -4,6 +4,7 @@ import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.boot.autoconfigure.fabric.DevicePlan.QueuePairPlan;
 import io.rdma.spring.fabric.DeclaredResource;
+import io.rdma.spring.fabric.RdmaCustomizer;
 import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.spring.fabric.ResourceLookup;
 import io.rdma.verbs.api.Verbs;
@@ -72,8 +73,12 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
                 .orElseGet(RdmaProperties::new);
         CheckedFabricPlan plan = CheckedFabricPlan.read(properties);
-        ResourceLookup lookup = new BeanFactoryLookup(beanFactory);
-        registry.registerBeanDefinition(CheckedFabricPlan.VERBS_BEAN, definition(Verbs.class, () -> openVerbs(plan)));
+        BeanFactoryLookup lookup = new BeanFactoryLookup(beanFactory);
+        registry.registerBeanDefinition(CheckedFabricPlan.VERBS_BEAN, definition(Verbs.class, () -> {
+            // before anything is opened: a customizer of a name nothing declares is a typo
+            plan.checkCustomized(lookup.customizers());
+            return openVerbs(plan);
+        }));
         List<DeclaredResource> resources = plan.resources();
         for (DeclaredResource resource : resources) {
             RootBeanDefinition definition = definition(resource.type(), () -> create(resource, lookup));
@@ -145,6 +150,23 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         @Override
         public <T> T resource(String name, Class<T> type) {
             return beanFactory.getBean(name, type);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked") // the options type was compared first
+        public <T> T customize(String name, Class<T> optionsType, T options) {
+            T customized = options;
+            for (RdmaCustomizer<?> customizer : customizers()) {
+                if (customizer.optionsType() == optionsType && customizer.name().equals(name) && customized != null) {
+                    customized = ((RdmaCustomizer<T>) customizer).customize(customized);
+                }
+            }
+            return customized;
+        }
+
+        List<RdmaCustomizer<?>> customizers() {
+            return beanFactory.getBeanProvider(RdmaCustomizer.class).orderedStream()
+                    .<RdmaCustomizer<?>>map(customizer -> customizer).toList();
         }
     }
 }

@@ -86,8 +86,9 @@ final class ResourceDeclarations {
         }
         for (CounterPlan counter : device.counters()) {
             declare(counter.name(), ResourceKind.COMPLETION_COUNTER, CompletionCounter.class, name, counter.property(),
-                    List.of(name), lookup -> lookup.resource(name, DeviceContext.class)
-                            .createCompletionCounter(counterOptions(counter)));
+                    List.of(name), lookup -> lookup.resource(name, DeviceContext.class).createCompletionCounter(
+                            customized(counter.name(), counter.property(), CompletionCounterOptions.class,
+                                    counterOptions(counter), lookup)));
         }
         for (ProtectionDomainPlan pd : device.protectionDomains()) {
             declare(pd.name(), ResourceKind.PROTECTION_DOMAIN, ProtectionDomain.class, name, pd.property(),
@@ -183,7 +184,12 @@ final class ResourceDeclarations {
                     if (cq.channelName() != null) {
                         options = options.withChannel(lookup.resource(cq.channelName(), CompletionChannel.class));
                     }
-                    return lookup.resource(device, DeviceContext.class).createCompletionQueue(options);
+                    CompletionQueueOptions customized = customized(cq.name(), cq.property(),
+                            CompletionQueueOptions.class, options, lookup);
+                    if (customized.channel() != options.channel()) {
+                        throw rewired(cq.property() + ".mode", "completion queue", cq.name(), "completion channel");
+                    }
+                    return lookup.resource(device, DeviceContext.class).createCompletionQueue(customized);
                 });
     }
 
@@ -217,8 +223,9 @@ final class ResourceDeclarations {
     private void sharedReceiveQueue(String device, SharedReceiveQueuePlan srq) {
         declare(srq.name(), ResourceKind.SHARED_RECEIVE_QUEUE, SharedReceiveQueue.class, device, srq.property(),
                 List.of(srq.protectionDomain()), lookup -> lookup.resource(srq.protectionDomain(),
-                        ProtectionDomain.class).createSharedReceiveQueue(
-                        new SharedReceiveQueueAttributes(srq.maxWr(), srq.maxSge(), srq.limit())));
+                        ProtectionDomain.class).createSharedReceiveQueue(customized(srq.name(), srq.property(),
+                        SharedReceiveQueueAttributes.class,
+                        new SharedReceiveQueueAttributes(srq.maxWr(), srq.maxSge(), srq.limit()), lookup)));
     }
 
     private void queuePair(String device, QueuePairPlan qp) {
@@ -237,8 +244,13 @@ final class ResourceDeclarations {
 
     static QueuePair createQueuePair(QueuePairPlan qp, ResourceLookup lookup) {
         SharedReceiveQueue srq = qp.srq() == null ? null : lookup.resource(qp.srq(), SharedReceiveQueue.class);
-        QueuePairOptions options = new QueuePairOptions(qp.type(), lookup.resource(qp.sendCq(), CompletionQueue.class),
+        QueuePairOptions declared = new QueuePairOptions(qp.type(), lookup.resource(qp.sendCq(), CompletionQueue.class),
                 lookup.resource(qp.recvCq(), CompletionQueue.class), srq, qp.capabilities(), qp.signalAll());
+        QueuePairOptions options = customized(qp.name(), qp.property(), QueuePairOptions.class, declared, lookup);
+        if (options.type() != declared.type() || options.sendCq() != declared.sendCq()
+                || options.recvCq() != declared.recvCq() || options.srq() != declared.srq()) {
+            throw rewired(qp.property(), "queue pair", qp.name(), "type, completion queues or shared receive queue");
+        }
         QueuePair created = lookup.resource(qp.protectionDomain(), ProtectionDomain.class).createQueuePair(options);
         String counter = null;
         try {
@@ -277,6 +289,26 @@ final class ResourceDeclarations {
                     : lookup.resource(flow.countersName(), FlowCounters.class);
             return lookup.resource(flow.queuePair(), QueuePair.class).createFlow(flow.spec(), counters);
         });
+    }
+
+    /** {@code declared}, as the application's customizers of {@code name} adjust it; never null. */
+    private static <T> T customized(String name, String property, Class<T> optionsType, T declared,
+                                    ResourceLookup lookup) {
+        T customized = lookup.customize(name, optionsType, declared);
+        if (customized == null) {
+            throw new InvalidRdmaConfigurationException(property, "an RdmaCustomizer of '" + name
+                    + "' returned no " + optionsType.getSimpleName(), "Return the options it was given,"
+                    + " adjusted (e.g. options.withSignalAll(true)).");
+        }
+        return customized;
+    }
+
+    private static InvalidRdmaConfigurationException rewired(String property, String kind, String name,
+                                                             String wiring) {
+        return new InvalidRdmaConfigurationException(property, "an RdmaCustomizer of " + kind + " '" + name
+                + "' changed its " + wiring + ", which the declaration sets: the beans are created and destroyed"
+                + " in the order it gives", "Change the declaration's properties instead; a customizer adjusts"
+                + " settings (capabilities, sizes, signaling), not wiring.");
     }
 
     private void declare(String name, ResourceKind kind, Class<? extends VerbsResource> type, String device,
