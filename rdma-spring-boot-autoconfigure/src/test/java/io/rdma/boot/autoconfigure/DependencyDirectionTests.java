@@ -2,19 +2,29 @@ package io.rdma.boot.autoconfigure;
 
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
+import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * The Spring layer sees RDMA through the verbs API only: no provider and no provider SPI, so
- * that either provider (and the choice between them at startup) serves every Spring feature.
+ * The Spring layer sees RDMA through the verbs API: no provider SPI and nothing of the native
+ * provider, so that either provider (and the choice between them at startup) serves every
+ * Spring feature. Of the simulated provider it uses the fabric's user-facing configuration
+ * only, {@link DeviceSpec} (the devices {@code rdma.simulated} describes, with its builder) and
+ * {@link FabricControl}, which are settings and an extension the API passes through, never
+ * what serves the verbs.
  */
 class DependencyDirectionTests {
 
     @Test
-    void theSpringLayerUsesTheVerbsApiOnly() {
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.rdma.verbs.provider..", "io.rdma.verbs.spi..")
+    void theSpringLayerUsesTheVerbsApiAndTheSimulatedFabricsConfigurationOnly() {
+        noClasses().should().dependOnClassesThat(resideInAnyPackage("io.rdma.verbs.provider..", "io.rdma.verbs.spi..")
+                        .and(not(belongToAnyOf(DeviceSpec.class, FabricControl.class))))
                 .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                         .importPackages("io.rdma.boot"));
     }

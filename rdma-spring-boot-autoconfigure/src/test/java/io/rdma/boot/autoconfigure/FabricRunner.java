@@ -2,10 +2,10 @@ package io.rdma.boot.autoconfigure;
 
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;

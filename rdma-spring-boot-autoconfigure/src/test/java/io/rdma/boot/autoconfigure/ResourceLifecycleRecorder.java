@@ -2,11 +2,11 @@ package io.rdma.boot.autoconfigure;
 
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.Errno;
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,7 +65,7 @@ public final class ResourceLifecycleRecorder implements DestructionAwareBeanPost
             created.add(beanName);
             beans.add(resource);
             if (resource instanceof QueuePair qp && ++queuePairsCreated == failQueuePairAfter) {
-                FabricControl control = verbs.control().orElseThrow();
+                FabricControl control = verbs.extension(FabricControl.class).orElseThrow();
                 control.failNextVerb(qp.context().deviceName(), "ibv_create_qp", Errno.ENOMEM);
             }
         }

@@ -1,7 +1,7 @@
 package io.rdma.boot.test;
 
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,7 +12,7 @@ class FabricControlConfiguration {
 
     @Bean
     FabricControl rdmaFabricControl(Verbs verbs) {
-        return verbs.control().orElseThrow(() -> new IllegalStateException("provider '" + verbs.providerName()
+        return verbs.extension(FabricControl.class).orElseThrow(() -> new IllegalStateException("provider '" + verbs.providerName()
                 + "' offers no fault injection; @SimulatedRdma selects the simulated fabric"));
     }
 }

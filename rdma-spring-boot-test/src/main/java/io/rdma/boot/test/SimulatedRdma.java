@@ -13,7 +13,7 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * Runs a {@code @SpringBootTest} on the simulated fabric, whatever the application's
  * configuration and the machine offer, and makes the fabric's fault injection injectable as a
- * {@link io.rdma.verbs.api.FabricControl} bean (port state, dropped packets, failed QPs, failing
+ * {@link io.rdma.verbs.provider.simulated.FabricControl} bean (port state, dropped packets, failed QPs, failing
  * verbs), so a service's RDMA paths are testable without hardware.
  *
  * <pre>{@code

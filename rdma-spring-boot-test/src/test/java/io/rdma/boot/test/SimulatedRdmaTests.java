@@ -1,9 +1,9 @@
 package io.rdma.boot.test;
 
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -20,12 +20,14 @@ public final class AddressHandle extends VerbsResource {
         return addressVector;
     }
 
-    /** The provider object, for a provider resolving a UD send's destination; checks the AH is open. */
-    public AhHandle providerHandle() {
+    /**
+     * The provider object, for a provider resolving a UD send's destination through the
+     * {@link io.rdma.verbs.spi.AddressHandleResolver} its queue pair passes; checks the AH is open.
+     */
+    AhHandle providerHandle() {
         ensureOpen();
         return handle;
     }
-
 
     @Override
     void destroyHandle() {

@@ -1,5 +1,7 @@
 package io.rdma.verbs.api;
 
+import io.rdma.verbs.spi.CompletionSink;
+
 /**
  * A reusable array of {@link WorkCompletion}s that a poll fills (verbs manual §5.3 pattern 2):
  * allocate one per poller, poll into it forever, no allocation per completion.
@@ -7,6 +9,8 @@ package io.rdma.verbs.api;
 public final class CompletionBatch {
 
     private final WorkCompletion[] entries;
+    /** What a provider writes this batch's entries through; one per batch, so a poll allocates nothing. */
+    private final CompletionSink sink = new Sink();
     private int size;
 
     public CompletionBatch(int capacity) {
@@ -35,12 +39,28 @@ public final class CompletionBatch {
         return entries[index];
     }
 
-    /** Slot {@code index} for a provider to fill, regardless of the current size. */
-    public WorkCompletion slot(int index) {
-        return entries[index];
+    /** Where a provider writes the entries of a poll, regardless of the current size. */
+    CompletionSink sink() {
+        return sink;
     }
 
     void size(int value) {
         size = value;
+    }
+
+    private final class Sink implements CompletionSink {
+
+        @Override
+        public int capacity() {
+            return entries.length;
+        }
+
+        @Override
+        public void put(int index, long wrId, CompletionStatus status, CompletionOpcode opcode, int vendorError,
+                        int byteLength, int immediateData, int qpNumber, int sourceQpNumber, int flags,
+                        int pkeyIndex, int sourceLid, int serviceLevel, long completionTimestamp) {
+            entries[index].set(wrId, status, opcode, vendorError, byteLength, immediateData, qpNumber,
+                    sourceQpNumber, flags, pkeyIndex, sourceLid, serviceLevel, completionTimestamp);
+        }
     }
 }

@@ -52,11 +52,11 @@ public final class CompletionQueue extends VerbsResource {
         pollLock.lock();
         try {
             ensureOpen();
-            int count = handle.poll(batch, batch.capacity());
+            int count = handle.poll(batch.sink(), batch.capacity());
             batch.size(count);
             QueuePair[] users = sendQueueUsers;
             for (int i = 0; i < count; i++) {
-                WorkCompletion completion = batch.slot(i);
+                WorkCompletion completion = batch.get(i);
                 if (completion.opcode().isSendQueue()) {
                     retire(users, completion);
                 }

@@ -1,5 +1,6 @@
 package io.rdma.verbs.api;
 
+import io.rdma.verbs.spi.AddressHandleResolver;
 import io.rdma.verbs.spi.QpHandle;
 
 import java.time.Duration;
@@ -18,6 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * room instead.
  */
 public final class QueuePair extends VerbsResource {
+
+    /** How every provider resolves the address handles of UD sends: shared, so a post allocates nothing. */
+    private static final AddressHandleResolver ADDRESS_HANDLES = AddressHandle::providerHandle;
 
     private final QpHandle handle;
     private final QueuePairOptions options;
@@ -196,7 +200,7 @@ public final class QueuePair extends VerbsResource {
                 sendQueue.record(wr.wrId(), options.signalAll() || wr.isSignaled());
             }
             try {
-                handle.postSend(first);
+                handle.postSend(first, ADDRESS_HANDLES);
             } catch (VerbsException e) {
                 sendQueue.unrecord(count - e.postedWorkRequests());
                 throw e;

@@ -46,25 +46,25 @@ public final class Verbs implements AutoCloseable {
         this.devices = List.copyOf(list);
     }
 
-    /** Opens the provider {@code kind} selects, with the default simulated device ({@code sim0}) if simulated. */
+    /** Opens the provider {@code kind} selects with its defaults (the simulated fabric's: one device, {@code sim0}). */
     public static Verbs open(ProviderKind kind) {
         return open(kind, List.of());
     }
 
     /**
-     * Opens the provider {@code kind} selects. {@code simulatedDevices} are the devices the
-     * simulated fabric creates if it is chosen; empty means one default device, {@code sim0}.
+     * Opens the provider {@code kind} selects, handing it {@code settings}: these may be meant for
+     * any provider ({@code auto} decides which serves only here), and the chosen one ignores
+     * those meant for another. The simulated fabric takes the devices to create from them.
      */
-    public static Verbs open(ProviderKind kind, List<DeviceSpec> simulatedDevices) {
-        List<DeviceSpec> specs = simulatedDevices.isEmpty() ? List.of(DeviceSpec.named("sim0").build()) : simulatedDevices;
+    public static Verbs open(ProviderKind kind, List<? extends ProviderSettings> settings) {
         return switch (kind) {
-            case NATIVE -> openRequired(ProviderKind.NATIVE, specs);
-            case SIMULATED -> openRequired(ProviderKind.SIMULATED, specs);
-            case AUTO -> openAuto(specs);
+            case NATIVE -> openRequired(ProviderKind.NATIVE, settings);
+            case SIMULATED -> openRequired(ProviderKind.SIMULATED, settings);
+            case AUTO -> openAuto(settings);
         };
     }
 
-    private static Verbs openRequired(ProviderKind kind, List<DeviceSpec> specs) {
+    private static Verbs openRequired(ProviderKind kind, List<? extends ProviderSettings> settings) {
         VerbsProvider provider = find(kind.providerName()).orElseThrow(() -> new VerbsException("ibv_get_device_list",
                 Errno.ENOSYS, "no '" + kind.providerName() + "' provider on the class path",
                 "add rdma-verbs to the class path (it carries both providers)"));
@@ -76,10 +76,10 @@ public final class Verbs implements AutoCloseable {
         }
         String reason = "provider '" + kind.providerName() + "' was requested; " + availability.reason();
         LOG.log(System.Logger.Level.INFO, reason);
-        return new Verbs(provider.name(), reason, provider.open(specs));
+        return new Verbs(provider.name(), reason, provider.open(settings));
     }
 
-    private static Verbs openAuto(List<DeviceSpec> specs) {
+    private static Verbs openAuto(List<? extends ProviderSettings> settings) {
         Optional<VerbsProvider> nativeProvider = find(ProviderKind.NATIVE.providerName());
         String nativeState;
         if (nativeProvider.isPresent()) {
@@ -88,7 +88,7 @@ public final class Verbs implements AutoCloseable {
             if (availability.available() && availability.deviceCount() > 0) {
                 String reason = "auto: native provider selected: " + availability.reason();
                 LOG.log(System.Logger.Level.INFO, reason);
-                return new Verbs(provider.name(), reason, provider.open(specs));
+                return new Verbs(provider.name(), reason, provider.open(settings));
             }
             nativeState = availability.reason();
         } else {
@@ -99,7 +99,7 @@ public final class Verbs implements AutoCloseable {
                 "add rdma-verbs to the class path"));
         String reason = "auto: simulated fabric selected because the native provider is unusable: " + nativeState;
         LOG.log(System.Logger.Level.INFO, reason);
-        return new Verbs(simulated.name(), reason, simulated.open(specs));
+        return new Verbs(simulated.name(), reason, simulated.open(settings));
     }
 
     private static Optional<VerbsProvider> find(String name) {
@@ -147,9 +147,13 @@ public final class Verbs implements AutoCloseable {
         return session.liveObjects();
     }
 
-    /** Fault injection and port control; present on the simulated fabric only. */
-    public Optional<FabricControl> control() {
-        return session.control();
+    /**
+     * A provider-specific facility of {@code type}, such as the simulated fabric's
+     * {@code FabricControl} (fault injection and port control); empty when the provider
+     * serving this list offers none.
+     */
+    public <T> Optional<T> extension(Class<T> type) {
+        return session.extension(type);
     }
 
     void opened(DeviceContext context) {

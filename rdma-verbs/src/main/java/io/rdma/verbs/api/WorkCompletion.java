@@ -2,7 +2,8 @@ package io.rdma.verbs.api;
 
 /**
  * {@code struct ibv_wc} (verbs manual §5.3), one slot of a {@link CompletionBatch}, overwritten by
- * each poll. Providers fill it with {@link #set}; applications read it.
+ * each poll. Providers fill it through the batch's {@link io.rdma.verbs.spi.CompletionSink};
+ * applications read it.
  */
 public final class WorkCompletion {
 
@@ -26,9 +27,9 @@ public final class WorkCompletion {
     private long completionTimestamp = -1;
 
     /** Filled by the provider while polling. {@code completionTimestamp} is -1 when not requested. */
-    public void set(long wrId, CompletionStatus status, CompletionOpcode opcode, int vendorError, int byteLength,
-                    int immediateData, int qpNumber, int sourceQpNumber, int flags, int pkeyIndex, int sourceLid,
-                    int serviceLevel, long completionTimestamp) {
+    void set(long wrId, CompletionStatus status, CompletionOpcode opcode, int vendorError, int byteLength,
+             int immediateData, int qpNumber, int sourceQpNumber, int flags, int pkeyIndex, int sourceLid,
+             int serviceLevel, long completionTimestamp) {
         this.wrId = wrId;
         this.status = status;
         this.opcode = opcode;

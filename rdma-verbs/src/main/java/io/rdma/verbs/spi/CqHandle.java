@@ -1,7 +1,5 @@
 package io.rdma.verbs.spi;
 
-import io.rdma.verbs.api.CompletionBatch;
-
 /** {@code struct ibv_cq} (or {@code ibv_cq_ex}). */
 public interface CqHandle {
 
@@ -9,10 +7,10 @@ public interface CqHandle {
     int capacity();
 
     /**
-     * {@code ibv_poll_cq}: fills up to {@code max} entries of {@code batch} from index 0 and
-     * returns how many. Must not allocate.
+     * {@code ibv_poll_cq}: writes up to {@code max} completions into {@code sink} from index 0
+     * and returns how many. Must not allocate.
      */
-    int poll(CompletionBatch batch, int max);
+    int poll(CompletionSink sink, int max);
 
     /** {@code ibv_req_notify_cq}. */
     void requestNotify(boolean solicitedOnly);

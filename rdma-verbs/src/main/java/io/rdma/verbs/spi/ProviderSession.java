@@ -1,13 +1,12 @@
 package io.rdma.verbs.spi;
 
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.ResourceKind;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** An open device list: the devices, the provider's own live-object census, and fault control where it has one. */
+/** An open device list: the devices, the provider's own live-object census, and its extensions where it has any. */
 public interface ProviderSession extends AutoCloseable {
 
     List<DeviceHandle> devices();
@@ -15,8 +14,11 @@ public interface ProviderSession extends AutoCloseable {
     /** Objects the provider has created and not yet destroyed, per kind; every kind present, zero or not. */
     Map<ResourceKind, Long> liveObjects();
 
-    /** Port state changes and fault injection; only a software fabric offers them. */
-    Optional<FabricControl> control();
+    /**
+     * The provider-specific facility of {@code type} this session offers (the simulated fabric's
+     * fault injection, say); empty when it offers none of that type.
+     */
+    <T> Optional<T> extension(Class<T> type);
 
     /** {@code ibv_free_device_list}: called after every context opened from it was closed. */
     @Override

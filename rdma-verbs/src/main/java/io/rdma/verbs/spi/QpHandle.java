@@ -23,11 +23,12 @@ public interface QpHandle {
     QueuePairState state();
 
     /**
-     * {@code ibv_post_send} of the chain starting at {@code first}. On failure throws a
+     * {@code ibv_post_send} of the chain starting at {@code first}; a UD WR's address handle is
+     * found through {@code addressHandles}. On failure throws a
      * {@link io.rdma.verbs.api.VerbsException} naming the first WR not posted; the WRs before
      * it were posted. Must not allocate on success.
      */
-    void postSend(SendWorkRequest first);
+    void postSend(SendWorkRequest first, AddressHandleResolver addressHandles);
 
     /** {@code ibv_post_recv}, same contract as {@link #postSend}. */
     void postReceive(ReceiveWorkRequest first);

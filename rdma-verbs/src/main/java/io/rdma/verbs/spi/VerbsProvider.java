@@ -1,6 +1,6 @@
 package io.rdma.verbs.spi;
 
-import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.ProviderSettings;
 
 import java.util.List;
 
@@ -17,8 +17,9 @@ public interface VerbsProvider {
     ProviderAvailability availability();
 
     /**
-     * Opens the device list ({@code ibv_get_device_list}). {@code simulatedDevices} describes the
-     * devices a software fabric creates; a hardware provider ignores it.
+     * Opens the device list ({@code ibv_get_device_list}). {@code settings} are what the
+     * application passed to {@link io.rdma.verbs.api.Verbs#open}, for every provider it might
+     * get: a provider takes the settings of its own types and ignores the rest.
      */
-    ProviderSession open(List<DeviceSpec> simulatedDevices);
+    ProviderSession open(List<? extends ProviderSettings> settings);
 }

@@ -11,18 +11,31 @@ class CompletionBatchTest {
     @Test
     void slotsAreReusedAndOnlyThoseOfTheLastPollAreReadable() {
         CompletionBatch batch = new CompletionBatch(4);
-        WorkCompletion first = batch.slot(0);
-        first.set(11, CompletionStatus.SUCCESS, CompletionOpcode.RECV, 0, 64, 0x77, 5, 6,
+        batch.sink().put(0, 11, CompletionStatus.SUCCESS, CompletionOpcode.RECV, 0, 64, 0x77, 5, 6,
                 WorkCompletion.FLAG_WITH_IMM | WorkCompletion.FLAG_GRH, 0, 1, 0, -1);
         batch.size(1);
+        WorkCompletion first = batch.get(0);
 
-        assertThat(batch.get(0)).isSameAs(first);
+        assertThat(first.wrId()).isEqualTo(11);
         assertThat(first.hasImmediateData()).isTrue();
         assertThat(first.immediateData()).isEqualTo(0x77);
         assertThat(first.hasGrh()).isTrue();
         assertThat(first.opcode().isSendQueue()).isFalse();
         assertThatExceptionOfType(IndexOutOfBoundsException.class).isThrownBy(() -> batch.get(1))
                 .withMessageContaining("holding 1");
+
+        batch.sink().put(0, 12, CompletionStatus.SUCCESS, CompletionOpcode.SEND, 0, 8, 0, 5, 0, 0, 0, 0, 0, -1);
+        batch.size(1);
+        assertThat(batch.get(0)).isSameAs(first);
+        assertThat(first.wrId()).isEqualTo(12);
+        assertThat(first.hasImmediateData()).isFalse();
+    }
+
+    @Test
+    void theSinkSpansTheWholeBatch() {
+        CompletionBatch batch = new CompletionBatch(3);
+        assertThat(batch.sink().capacity()).isEqualTo(3);
+        assertThat(batch.sink()).isSameAs(batch.sink());
     }
 
     @Test

@@ -3,9 +3,9 @@ package io.rdma.verbs.loopback;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceAttributes;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

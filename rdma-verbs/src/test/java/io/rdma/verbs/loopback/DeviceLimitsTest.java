@@ -2,12 +2,12 @@ package io.rdma.verbs.loopback;
 
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.DeviceAttributes;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -4,7 +4,6 @@ import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.QueuePairState;
@@ -12,6 +11,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Faults a real fabric produces but a test cannot provoke on demand: ports going down, lost
- * packets, failing QPs and devices out of resources. Needs {@code Verbs.control()}, so these
+ * packets, failing QPs and devices out of resources. Needs the simulated fabric's {@link FabricControl}, so these
  * run on the simulated fabric only.
  */
 class FaultInjectionTest {
@@ -37,7 +37,7 @@ class FaultInjectionTest {
 
     @BeforeEach
     void requireControl() {
-        control = fabric.control();
+        control = fabric.fabricControl();
         source = fabric.region(4096);
         target = fabric.region(4096);
         Payloads.fill(source.segment(), 0, 4096, 90);

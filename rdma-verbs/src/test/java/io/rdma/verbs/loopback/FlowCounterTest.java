@@ -2,7 +2,6 @@ package io.rdma.verbs.loopback;
 
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.CounterDescription;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
@@ -15,6 +14,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

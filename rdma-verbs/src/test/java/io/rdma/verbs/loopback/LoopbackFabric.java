@@ -7,8 +7,6 @@ import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.ConnectOptions;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.DeviceSpec;
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.PortAttributes;
@@ -21,6 +19,8 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
+import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -148,8 +148,8 @@ public final class LoopbackFabric implements AfterEachCallback {
     }
 
     /** Fault injection, or a skipped test where the provider has none (native devices). */
-    public FabricControl control() {
-        var control = verbs().control();
+    public FabricControl fabricControl() {
+        var control = verbs().extension(FabricControl.class);
         assumeTrue(control.isPresent(), "fault injection needs the simulated fabric");
         return control.get();
     }

@@ -20,11 +20,11 @@ import io.rdma.boot.autoconfigure.fabric.DevicePlan.SharedReceiveQueuePlan;
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CounterDescription;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.nio.file.Path;
 import java.time.Duration;

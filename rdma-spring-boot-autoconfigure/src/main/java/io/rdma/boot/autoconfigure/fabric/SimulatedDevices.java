@@ -2,9 +2,9 @@ package io.rdma.boot.autoconfigure.fabric;
 
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.verbs.api.CompletionCounterOp;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LockedMemoryAllowance;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.util.ArrayList;
 import java.util.List;

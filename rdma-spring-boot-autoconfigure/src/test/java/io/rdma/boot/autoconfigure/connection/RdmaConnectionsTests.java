@@ -26,6 +26,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -184,7 +185,8 @@ class RdmaConnectionsTests {
                             connections);
                     assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
 
-                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
+                    context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                            .failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
 
                     await().atMost(Duration.ofSeconds(10)).until(() ->
                             connections.outbound().getFirst().state() == ConnectionState.UP
@@ -217,7 +219,8 @@ class RdmaConnectionsTests {
                     QueuePair client = context.getBean("client", QueuePair.class);
                     assertThat(roundTrip(template, replies, "first")).isEqualTo("FIRST");
 
-                    context.getBean(Verbs.class).control().orElseThrow().failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
+                    context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                            .failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
 
                     // the server hears of the disconnect and frees its queue pair, so the first attempt
                     // gets through rather than waiting out its 2s timeout behind the old peer

@@ -4,6 +4,7 @@ import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,7 +31,7 @@ class RdmaHealthIndicatorTests {
     void downWhenAConfiguredPortIsNotActive() {
         FabricRunner.simulatedRunner("full").withConfiguration(HEALTH).run(context -> {
             RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
-            context.getBean(Verbs.class).control().orElseThrow()
+            context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
                     .setPortState(FabricRunner.FABRIC_DEVICE, 1, PortState.DOWN);
             assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=DOWN");

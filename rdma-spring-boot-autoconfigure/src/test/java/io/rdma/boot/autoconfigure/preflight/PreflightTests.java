@@ -4,11 +4,11 @@ import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_cq_ex;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_poll_cq_attr;
+import io.rdma.verbs.spi.CompletionSink;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -75,8 +75,8 @@ final class ExtendedCompletionPoller {
         return LINKER.downcallHandle(descriptor, Linker.Option.critical(false));
     }
 
-    /** Fills up to {@code max} slots through {@code owner}; returns how many. */
-    int poll(NativeCq owner, CompletionBatch batch, int max) {
+    /** Writes up to {@code max} completions into {@code sink} through {@code owner}; returns how many. */
+    int poll(NativeCq owner, CompletionSink sink, int max) {
         try {
             int rc = (int) START_POLL.invokeExact(startPoll, cq, pollAttr);
             if (rc == ENOENT) {
@@ -88,7 +88,7 @@ final class ExtendedCompletionPoller {
             int filled = 0;
             try {
                 while (true) {
-                    owner.record(batch, filled, cq.get(JAVA_LONG, WR_ID), cq.get(JAVA_INT, STATUS),
+                    owner.record(sink, filled, cq.get(JAVA_LONG, WR_ID), cq.get(JAVA_INT, STATUS),
                             (int) READ_INT.invokeExact(readOpcode, cq),
                             (int) READ_INT.invokeExact(readVendorErr, cq),
                             (int) READ_INT.invokeExact(readByteLen, cq),

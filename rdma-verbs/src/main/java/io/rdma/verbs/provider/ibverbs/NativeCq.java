@@ -1,6 +1,5 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
@@ -10,6 +9,7 @@ import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_cq;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_cq_ex;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.spi.CompletionSink;
 import io.rdma.verbs.spi.CqHandle;
 
 import java.lang.foreign.Arena;
@@ -108,7 +108,7 @@ final class NativeCq implements CqHandle {
     }
 
     @Override
-    public int poll(CompletionBatch batch, int max) {
+    public int poll(CompletionSink sink, int max) {
         if (overrun) {
             throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "the CQ of " + context.deviceName() + " ("
                     + capacity + " entries) overran and lost completions (IBV_EVENT_CQ_ERR)",
@@ -116,7 +116,7 @@ final class NativeCq implements CqHandle {
                             + "on all its QPs");
         }
         if (extended != null) {
-            return extended.poll(this, batch, max);
+            return extended.poll(this, sink, max);
         }
         int filled = 0;
         while (filled < max) {
@@ -128,7 +128,7 @@ final class NativeCq implements CqHandle {
                         + "than the WRs that can be outstanding on all its QPs");
             }
             for (int i = 0; i < got; i++) {
-                fill(batch, filled + i, i * WC_SIZE);
+                fill(sink, filled + i, i * WC_SIZE);
             }
             filled += got;
             if (got < want) {
@@ -138,8 +138,8 @@ final class NativeCq implements CqHandle {
         return filled;
     }
 
-    private void fill(CompletionBatch batch, int slot, long at) {
-        record(batch, slot, completions.get(JAVA_LONG, at + WC_WR_ID), completions.get(JAVA_INT, at + WC_STATUS),
+    private void fill(CompletionSink sink, int index, long at) {
+        record(sink, index, completions.get(JAVA_LONG, at + WC_WR_ID), completions.get(JAVA_INT, at + WC_STATUS),
                 completions.get(JAVA_INT, at + WC_OPCODE), completions.get(JAVA_INT, at + WC_VENDOR_ERR),
                 completions.get(JAVA_INT, at + WC_BYTE_LEN), completions.get(JAVA_INT, at + WC_IMM_DATA),
                 completions.get(JAVA_INT, at + WC_QP_NUM), completions.get(JAVA_INT, at + WC_SRC_QP),
@@ -148,11 +148,11 @@ final class NativeCq implements CqHandle {
     }
 
     /**
-     * Puts one completion, as the device reported it, into slot {@code slot}, after showing it
-     * to its QP. {@code immData} is as on the wire (big-endian); {@code timestamp} is -1 when
-     * the CQ has none.
+     * Puts one completion, as the device reported it, at {@code index} of {@code sink}, after
+     * showing it to its QP. {@code immData} is as on the wire (big-endian); {@code timestamp} is
+     * -1 when the CQ has none.
      */
-    void record(CompletionBatch batch, int slot, long wrId, int rawStatus, int rawOpcode, int vendorError,
+    void record(CompletionSink sink, int index, long wrId, int rawStatus, int rawOpcode, int vendorError,
                 int byteLength, int immData, int qpNumber, int sourceQp, int flags, int pkeyIndex, int sourceLid,
                 byte serviceLevel, long timestamp) {
         CompletionStatus status = CompletionStatus.of(rawStatus);
@@ -183,7 +183,7 @@ final class NativeCq implements CqHandle {
             }
         }
         // imm_data is big-endian on the wire; the API speaks host values
-        batch.slot(slot).set(wrId, status, opcode, vendorError, byteLength, Integer.reverseBytes(immData), qpNumber,
+        sink.put(index, wrId, status, opcode, vendorError, byteLength, Integer.reverseBytes(immData), qpNumber,
                 sourceQp, flags, Short.toUnsignedInt((short) pkeyIndex), Short.toUnsignedInt((short) sourceLid),
                 Byte.toUnsignedInt(serviceLevel), timestamp);
     }

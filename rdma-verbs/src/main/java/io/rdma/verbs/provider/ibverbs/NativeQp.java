@@ -20,6 +20,7 @@ import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_cap;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_init_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.spi.AddressHandleResolver;
 import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
@@ -261,8 +262,8 @@ final class NativeQp implements QpHandle {
     }
 
     @Override
-    public void postSend(SendWorkRequest first) {
-        int count = sendRequests.fill(first);
+    public void postSend(SendWorkRequest first, AddressHandleResolver addressHandles) {
+        int count = sendRequests.fill(first, addressHandles);
         SendWorkRequest wr = first;
         for (int i = 0; i < count; i++, wr = wr.next()) {
             postedSends.record(wr.wrId(), wr.opcode(), signalAll || wr.isSignaled());

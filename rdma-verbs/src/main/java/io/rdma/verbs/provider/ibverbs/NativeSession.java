@@ -1,6 +1,5 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.DeviceHandle;
 import io.rdma.verbs.spi.LiveObjectCensus;
@@ -32,9 +31,9 @@ final class NativeSession implements ProviderSession {
         return census.snapshot();
     }
 
-    /** Real hardware takes no fault injection. */
+    /** The native provider offers no extensions: real hardware takes no fault injection. */
     @Override
-    public Optional<FabricControl> control() {
+    public <T> Optional<T> extension(Class<T> type) {
         return Optional.empty();
     }
 

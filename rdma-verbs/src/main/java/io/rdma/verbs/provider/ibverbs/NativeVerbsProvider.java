@@ -1,6 +1,6 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.DeviceSpec;
+import io.rdma.verbs.api.ProviderSettings;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.ProviderAvailability;
 import io.rdma.verbs.spi.ProviderSession;
@@ -39,9 +39,12 @@ public final class NativeVerbsProvider implements VerbsProvider {
         }
     }
 
-    /** Refuses, as {@link #availability()} explains, an rdma-core that cannot be loaded or was not verified. */
+    /**
+     * Refuses, as {@link #availability()} explains, an rdma-core that cannot be loaded or was not
+     * verified. No settings are meant for this provider: it ignores them all.
+     */
     @Override
-    public ProviderSession open(List<DeviceSpec> simulatedDevices) {
+    public ProviderSession open(List<? extends ProviderSettings> settings) {
         NativeLibraries.loadVerified();
         return new NativeSession(DeviceList.open());
     }

@@ -8,6 +8,7 @@ import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.AddressHandleResolver;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -80,12 +81,14 @@ final class SendRequestArray {
     }
 
     /**
-     * Copies the chain; returns its length. Refuses, naming the WR, what the device would
-     * refuse too (and what a provider library may not check before touching memory, such as a
-     * datagram without an address handle): a chain longer than the queue, more SGEs or inline
-     * bytes than granted, an opcode the transport lacks.
+     * Copies the chain, finding datagrams' address handles through {@code addressHandles};
+     * returns its length. Refuses, naming the WR, what the device would refuse too (and what a
+     * provider library may not check before touching memory, such as a datagram without an
+     * address handle): a chain longer than the queue, more SGEs or inline bytes than granted, an
+     * opcode the transport lacks; a closed address handle fails the post before anything reaches
+     * the device.
      */
-    int fill(SendWorkRequest first) {
+    int fill(SendWorkRequest first, AddressHandleResolver addressHandles) {
         int index = 0;
         for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
             if (index == capacity) {
@@ -107,7 +110,7 @@ final class SendRequestArray {
                 throw invalid(Errno.EINVAL, wr, "a datagram without an address handle",
                         "name the destination with SendWorkRequest.datagram(ah, qpn, qkey)");
             }
-            write(index, wr);
+            write(index, wr, addressHandles);
         }
         return index;
     }
@@ -116,7 +119,7 @@ final class SendRequestArray {
         return new VerbsException("ibv_post_send", errno, detail, advice).withBadWorkRequest(wr.wrId());
     }
 
-    private void write(int index, SendWorkRequest wr) {
+    private void write(int index, SendWorkRequest wr, AddressHandleResolver addressHandles) {
         long at = index * SEND_WR_SIZE;
         long sgeAt = (long) index * maxSge * SGE_SIZE;
         requests.set(JAVA_LONG, at + SEND_WR_ID, wr.wrId());
@@ -150,7 +153,8 @@ final class SendRequestArray {
             requests.set(JAVA_INT, at + SEND_WR_RDMA_RKEY, wr.rkey());
         } else {
             AddressHandle ah = wr.addressHandle();
-            requests.set(JAVA_LONG, at + SEND_WR_UD_AH, ah == null ? 0 : ((NativeAh) ah.providerHandle()).address());
+            long ahAddress = ah == null ? 0 : ((NativeAh) addressHandles.resolve(ah)).address();
+            requests.set(JAVA_LONG, at + SEND_WR_UD_AH, ahAddress);
             requests.set(JAVA_INT, at + SEND_WR_UD_REMOTE_QPN, wr.remoteQpNumber());
             requests.set(JAVA_INT, at + SEND_WR_UD_REMOTE_QKEY, wr.remoteQkey());
         }

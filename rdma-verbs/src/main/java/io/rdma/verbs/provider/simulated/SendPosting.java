@@ -8,6 +8,7 @@ import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.AddressHandleResolver;
 
 /**
  * The checks of {@code ibv_post_send}: each WR of a chain against the QP's state, type and
@@ -24,8 +25,11 @@ final class SendPosting {
         this.rawFrameCapacity = rawFrameCapacity;
     }
 
-    /** Copies the chain from {@code first} into the send queue, or throws naming the first WR refused. */
-    void admit(SendWorkRequest first, QueuePairState current) {
+    /**
+     * Copies the chain from {@code first} into the send queue, finding datagrams' address handles
+     * through {@code addressHandles}, or throws naming the first WR refused.
+     */
+    void admit(SendWorkRequest first, QueuePairState current, AddressHandleResolver addressHandles) {
         PendingSends pending = qp.pending;
         int added = 0;
         try {
@@ -36,7 +40,7 @@ final class SendPosting {
                             "finish the RESET -> INIT -> RTR -> RTS walk (QueuePair.connect) before posting sends")
                             .withBadWorkRequest(wr.wrId());
                 }
-                SimulatedAh addressHandle = validate(wr);
+                SimulatedAh addressHandle = validate(wr, addressHandles);
                 if (pending.isFull()) {
                     throw new VerbsException("ibv_post_send", Errno.ENOMEM, "the send queue holds its maximum of "
                             + qp.capabilities().maxSendWr() + " WRs", null).withBadWorkRequest(wr.wrId());
@@ -51,7 +55,7 @@ final class SendPosting {
         }
     }
 
-    private SimulatedAh validate(SendWorkRequest wr) {
+    private SimulatedAh validate(SendWorkRequest wr, AddressHandleResolver addressHandles) {
         QueuePairType type = qp.type;
         QueuePairCapabilities capabilities = qp.capabilities();
         SimulatedDevice device = qp.device();
@@ -88,7 +92,7 @@ final class SendPosting {
         if (wr.addressHandle() == null) {
             throw invalidWr(wr, "a UD send needs an address handle (SendWorkRequest.datagram)");
         }
-        SimulatedAh addressHandle = (SimulatedAh) wr.addressHandle().providerHandle();
+        SimulatedAh addressHandle = (SimulatedAh) addressHandles.resolve(wr.addressHandle());
         if (addressHandle.pd() != qp.pd) {
             throw invalidWr(wr, "the address handle belongs to another protection domain");
         }

@@ -5,7 +5,6 @@ import io.rdma.verbs.api.AtomicCapability;
 import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.DeviceAttributes;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;

@@ -1,12 +1,12 @@
 package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AsyncEventType;
-import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.CompletionSink;
 import io.rdma.verbs.spi.CqHandle;
 
 import java.lang.invoke.MethodHandles;
@@ -137,7 +137,7 @@ final class SimulatedCq implements CqHandle {
     }
 
     @Override
-    public int poll(CompletionBatch batch, int max) {
+    public int poll(CompletionSink sink, int max) {
         if (overrun) {
             throw new VerbsException("ibv_poll_cq", Errno.EOVERFLOW, "completion queue overrun: a completion "
                     + "arrived while all " + cursors.capacity() + " entries were full", "size the CQ for every WR "
@@ -151,7 +151,7 @@ final class SimulatedCq implements CqHandle {
             long lengthAndImmediate = entries[base + 2];
             long qpNumbers = entries[base + 3];
             long flagsAndLid = entries[base + 4];
-            batch.slot(i).set(entries[base], CompletionStatus.of((int) statusAndOpcode),
+            sink.put(i, entries[base], CompletionStatus.of((int) statusAndOpcode),
                     OPCODES[(int) (statusAndOpcode >>> 32)], 0, (int) lengthAndImmediate,
                     (int) (lengthAndImmediate >>> 32), (int) qpNumbers, (int) (qpNumbers >>> 32), (int) flagsAndLid,
                     0, (int) (flagsAndLid >>> 32), 0, entries[base + 5]);

@@ -3,7 +3,6 @@ package io.rdma.verbs.provider.simulated;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.DeviceNode;
 import io.rdma.verbs.api.DeviceNodeAccess;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.HostAccess;
 import io.rdma.verbs.api.ResourceKind;

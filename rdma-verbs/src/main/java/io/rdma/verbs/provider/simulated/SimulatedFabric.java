@@ -1,8 +1,6 @@
 package io.rdma.verbs.provider.simulated;
 
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.Errno;
-import io.rdma.verbs.api.FabricControl;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortState;
@@ -89,9 +87,10 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
         return census.snapshot();
     }
 
+    /** The fabric is its own {@link FabricControl}, the one extension it offers. */
     @Override
-    public Optional<FabricControl> control() {
-        return Optional.of(this);
+    public <T> Optional<T> extension(Class<T> type) {
+        return type == FabricControl.class ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
     @Override

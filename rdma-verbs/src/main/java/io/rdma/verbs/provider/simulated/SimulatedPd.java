@@ -2,7 +2,6 @@ package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.AddressVector;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;

@@ -11,6 +11,7 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.AddressHandleResolver;
 import io.rdma.verbs.spi.CompCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
@@ -177,12 +178,12 @@ final class SimulatedQp implements QpHandle {
     // ---------------------------------------------------------------- posting
 
     @Override
-    public void postSend(SendWorkRequest first) {
+    public void postSend(SendWorkRequest first, AddressHandleResolver addressHandles) {
         PublishBatch batch = PublishBatch.open();
         sendLock.lock();
         try {
             QueuePairState current = state;
-            posting.admit(first, current);
+            posting.admit(first, current, addressHandles);
             if (current == QueuePairState.ERR) {
                 completions.flushPendingSends();
             }

@@ -52,7 +52,7 @@ class FabricFaultRecoveryTest {
                 }
             });
 
-            verbs.control().orElseThrow().failQueuePair(context.deviceName(), failing.qpNumber());
+            verbs.extension(FabricControl.class).orElseThrow().failQueuePair(context.deviceName(), failing.qpNumber());
             assertThat(eventThreadHeld.await(10, TimeUnit.SECONDS)).isTrue();
             failing.reset();
             failing.connect(peer.localEndpoint(1, 0, 0), options);
@@ -60,7 +60,7 @@ class FabricFaultRecoveryTest {
             release.countDown();
             CountDownLatch eventThreadDrained = new CountDownLatch(1);
             context.addAsyncEventListener(event -> eventThreadDrained.countDown());
-            verbs.control().orElseThrow().failQueuePair(context.deviceName(), peer.qpNumber());
+            verbs.extension(FabricControl.class).orElseThrow().failQueuePair(context.deviceName(), peer.qpNumber());
             assertThat(eventThreadDrained.await(10, TimeUnit.SECONDS)).isTrue();
 
             CompletionBatch batch = new CompletionBatch(16);

@@ -6,7 +6,6 @@ import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.ConnectOptions;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.DeviceSpec;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.ProtectionDomain;

@@ -1,4 +1,16 @@
-package io.rdma.verbs.api;
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.CompletionCounterOp;
+import io.rdma.verbs.api.DeviceNodeAccess;
+import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.GidType;
+import io.rdma.verbs.api.HostAccess;
+import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.LockedMemoryAllowance;
+import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.ProviderSettings;
+import io.rdma.verbs.api.Unsigned64;
 
 import java.util.EnumSet;
 import java.util.List;
@@ -8,7 +20,9 @@ import java.util.Set;
 /**
  * A device the simulated fabric creates: ports and their link, and the limits
  * {@code ibv_query_device} will report and the fabric will enforce. Defaults describe a
- * capable single-port InfiniBand HCA; a hardware provider ignores specs.
+ * capable single-port InfiniBand HCA. Passed among the settings of
+ * {@link io.rdma.verbs.api.Verbs#open(io.rdma.verbs.api.ProviderKind, List)}; the native provider
+ * ignores it, and a simulated fabric opened without any creates one default device, {@code sim0}.
  *
  * <p>A simulated device stands for an HCA in a host of its own, so the spec also says what
  * that host grants ({@link HostAccess}: device nodes, locked memory), whether a subnet manager
@@ -22,7 +36,8 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
                          boolean completionTimestamps, int maxCompletionCounters, long completionCounterMaxValue,
                          Set<CompletionCounterOp> completionCounterOps, boolean flowCounters,
                          GidType roceGidType, boolean subnetManager, LockedMemoryAllowance lockedMemory,
-                         DeviceNodeAccess verbsNodeAccess, DeviceNodeAccess connectionManagerNodeAccess) {
+                         DeviceNodeAccess verbsNodeAccess, DeviceNodeAccess connectionManagerNodeAccess)
+        implements ProviderSettings {
 
     public DeviceSpec {
         Objects.requireNonNull(name, "name");

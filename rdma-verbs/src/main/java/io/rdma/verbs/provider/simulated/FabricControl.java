@@ -1,7 +1,11 @@
-package io.rdma.verbs.api;
+package io.rdma.verbs.provider.simulated;
+
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.PortState;
 
 /**
- * Fault injection for tests, offered by the simulated fabric ({@link Verbs#control()}).
+ * Fault injection for tests, offered by the simulated fabric as a provider extension:
+ * {@code verbs.extension(FabricControl.class)} ({@link io.rdma.verbs.api.Verbs#extension}).
  * Every change raises the async event a real device would.
  */
 public interface FabricControl {
