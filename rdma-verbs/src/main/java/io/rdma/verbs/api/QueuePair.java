@@ -132,13 +132,17 @@ public final class QueuePair extends VerbsResource {
         toReadyToSend(options);
     }
 
-    /** What the peer needs to connect to this QP (verbs manual §11.2), for {@code port} and {@code gidIndex}. */
-    public QueuePairEndpoint localEndpoint(int port, int gidIndex, int packetSequenceNumber) {
+    /**
+     * What the peer needs to connect to this QP (verbs manual §11.2) when it connects with
+     * {@code options}: the QP number, the LID and GID of {@code options}' port and GID index (the
+     * port's real GID, also at index 0), and {@code options}' send PSN, from which the peer expects
+     * this QP's first packet.
+     */
+    public QueuePairEndpoint localEndpoint(ConnectOptions options) {
         ensureOpen();
-        PortAttributes attributes = context().queryPort(port);
-        Gid gid = attributes.linkLayer() == LinkLayer.ETHERNET || gidIndex > 0
-                ? context().queryGid(port, gidIndex) : Gid.ZERO;
-        return new QueuePairEndpoint(qpNumber(), attributes.lid(), gid, packetSequenceNumber);
+        PortAttributes attributes = context().queryPort(options.port());
+        return new QueuePairEndpoint(qpNumber(), attributes.lid(), context().queryGid(options.port(), options.gidIndex()),
+                options.sendPsn());
     }
 
     /**

@@ -6,10 +6,15 @@ package io.rdma.verbs.api;
  */
 public record QueuePairEndpoint(int qpNumber, int lid, Gid gid, int packetSequenceNumber) {
 
-    /** The address vector that reaches this endpoint from {@code localPort}, with a GRH when the GID is set. */
-    public AddressVector addressVector(int localPort, int localGidIndex) {
-        return gid == null || gid.isZero()
-                ? AddressVector.ofLid(lid, localPort)
-                : new AddressVector(lid, 0, 0, localPort, GlobalRoute.to(gid, localGidIndex));
+    /**
+     * The address vector that reaches this endpoint over {@code options}' port and GID: with a GRH
+     * (source GID index, hop limit, traffic class, flow label) when this endpoint has no LID, as on
+     * RoCE where the GID is the address, or when {@link ConnectOptions#globalRoute()} asks for one.
+     */
+    public AddressVector addressVector(ConnectOptions options) {
+        GlobalRoute route = lid == 0 || options.globalRoute()
+                ? new GlobalRoute(gid, options.gidIndex(), options.flowLabel(), options.hopLimit(), options.trafficClass())
+                : null;
+        return new AddressVector(lid, options.serviceLevel(), 0, options.port(), route);
     }
 }

@@ -51,9 +51,9 @@ final class LoopbackPair implements AutoCloseable {
         senderMemory = pd.allocateMemory(bufferBytes, access);
         receiverMemory = pd.allocateMemory(bufferBytes, access);
         int gidIndex = Integer.getInteger("rdma.gid-index", 0);
-        ConnectOptions options = ConnectOptions.defaults().withGidIndex(gidIndex);
-        sender.connect(receiver.localEndpoint(1, gidIndex, 0), options);
-        receiver.connect(sender.localEndpoint(1, gidIndex, 0), options);
+        ConnectOptions options = ConnectOptions.builder().gidIndex(gidIndex).build();
+        sender.connect(receiver.localEndpoint(options), options);
+        receiver.connect(sender.localEndpoint(options), options);
     }
 
     /** Polls {@code cq} until {@code expected} completions arrived; fails on any error completion. */

@@ -77,7 +77,8 @@ final class PerftestPeer {
 
     /** Connects to {@code peer} over {@code gidIndex} (RoCE needs the GID; rxe wants index 1). */
     void connect(PerftestPeer peer, int gidIndex) {
-        qp.connect(peer.qp.localEndpoint(1, gidIndex, 0), ConnectOptions.defaults().withGidIndex(gidIndex));
+        ConnectOptions options = ConnectOptions.builder().gidIndex(gidIndex).build();
+        qp.connect(peer.qp.localEndpoint(options), options);
     }
 
     /** Posts the whole receive ring; from RTR on (or INIT), before the peer starts sending. */

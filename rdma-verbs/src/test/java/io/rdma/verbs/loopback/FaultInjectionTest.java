@@ -46,7 +46,7 @@ class FaultInjectionTest {
     @Test
     void portDownExhaustsRetriesAndRaisesPortEvents() throws InterruptedException {
         Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 2, 7, 1));
+                .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 2, 7, 1).build());
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
 
         control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
@@ -67,7 +67,7 @@ class FaultInjectionTest {
     @Test
     void reliableConnectionRetransmitsADroppedPacket() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 7, 7, 1));
+                .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 7, 7, 1).build());
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
 
         control.dropPackets(fabric.deviceName(), fabric.port(), 1);
@@ -83,7 +83,7 @@ class FaultInjectionTest {
     @Test
     void reliableConnectionGivesUpAfterRetryCount() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().withRetries(SHORT_TIMEOUT, 2, 7, 1));
+                .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 2, 7, 1).build());
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
 
         control.dropPackets(fabric.deviceName(), fabric.port(), 1000);

@@ -177,7 +177,7 @@ public final class LoopbackFabric implements AfterEachCallback {
 
     /** Default connect settings for the configured port and GID index. */
     public ConnectOptions connectOptions() {
-        return ConnectOptions.defaults().withPort(port()).withGidIndex(gidIndex());
+        return ConnectOptions.builder().port(port()).gidIndex(gidIndex()).build();
     }
 
     public QueuePair queuePair(QueuePairType type, CompletionQueue cq, SharedReceiveQueue srq,
@@ -209,14 +209,16 @@ public final class LoopbackFabric implements AfterEachCallback {
      * where each datagram names its destination).
      */
     public void connect(QueuePair requester, QueuePair responder, ConnectOptions options) {
+        ConnectOptions requesterOptions = options.toBuilder().sendPsn(REQUESTER_PSN).build();
+        ConnectOptions responderOptions = options.toBuilder().sendPsn(RESPONDER_PSN).build();
         if (requester.type().isConnected()) {
-            var requesterEnd = requester.localEndpoint(options.port(), options.gidIndex(), REQUESTER_PSN);
-            var responderEnd = responder.localEndpoint(options.port(), options.gidIndex(), RESPONDER_PSN);
-            requester.connect(responderEnd, options.withSendPsn(REQUESTER_PSN));
-            responder.connect(requesterEnd, options.withSendPsn(RESPONDER_PSN));
+            var requesterEnd = requester.localEndpoint(requesterOptions);
+            var responderEnd = responder.localEndpoint(responderOptions);
+            requester.connect(responderEnd, requesterOptions);
+            responder.connect(requesterEnd, responderOptions);
         } else {
-            requester.connect(null, options.withSendPsn(REQUESTER_PSN));
-            responder.connect(null, options.withSendPsn(RESPONDER_PSN));
+            requester.connect(null, requesterOptions);
+            responder.connect(null, responderOptions);
         }
     }
 

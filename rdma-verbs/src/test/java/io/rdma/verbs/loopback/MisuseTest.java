@@ -51,7 +51,7 @@ class MisuseTest {
         MemoryRegion buffer = fabric.region(4096);
         int qkey = fabric.connectOptions().qkey();
         AddressHandle closed = fabric.pd().createAddressHandle(datagrams.responder()
-                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+                .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         closed.close();
         SendWorkRequest wr = new SendWorkRequest();
 
@@ -63,7 +63,7 @@ class MisuseTest {
         assertThat(requester.outstandingSends()).isZero();
 
         AddressHandle open = fabric.pd().createAddressHandle(datagrams.responder()
-                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+                .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(3).sge(buffer, 0, 4096));
         requester.postSend(wr.reset().wrId(2).sge(buffer, 0, 64).datagram(open, datagrams.responder().qpNumber(),
                 qkey));

@@ -58,12 +58,14 @@ class PacketSequenceTest {
     @Test
     void requesterAheadOfTheExpectedPsnRunsOutOfRetries() {
         Loopback loopback = fabric.pair(QueuePairType.RC);
-        ConnectOptions options = fabric.connectOptions().withRetries(SHORT_ACK_TIMEOUT, ONE_RETRY, 7, 12);
+        ConnectOptions options = fabric.connectOptions().toBuilder().retries(SHORT_ACK_TIMEOUT, ONE_RETRY, 7, 12).build();
         MemoryRegion buffer = fabric.region(64);
-        loopback.responder().connect(loopback.requester().localEndpoint(fabric.port(), fabric.gidIndex(),
-                RESPONDER_EXPECTS), options.withSendPsn(RESPONDER_SENDS));
-        loopback.requester().connect(loopback.responder().localEndpoint(fabric.port(), fabric.gidIndex(),
-                RESPONDER_SENDS), options.withSendPsn(RESPONDER_EXPECTS + 1000));
+        ConnectOptions responderOptions = options.toBuilder().sendPsn(RESPONDER_SENDS).build();
+        // the requester advertises the PSN the responder will expect, then starts 1000 ahead of it
+        ConnectOptions advertised = options.toBuilder().sendPsn(RESPONDER_EXPECTS).build();
+        loopback.responder().connect(loopback.requester().localEndpoint(advertised), responderOptions);
+        loopback.requester().connect(loopback.responder().localEndpoint(responderOptions),
+                options.toBuilder().sendPsn(RESPONDER_EXPECTS + 1000).build());
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
 
         loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, 32));

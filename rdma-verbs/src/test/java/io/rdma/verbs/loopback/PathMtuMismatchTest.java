@@ -69,10 +69,10 @@ class PathMtuMismatchTest {
         smaller = Mtu.of(larger.value() - 1);
         Loopback loopback = fabric.pair(QueuePairType.RC);
         ConnectOptions options = fabric.connectOptions();
-        var requesterEnd = loopback.requester().localEndpoint(fabric.port(), fabric.gidIndex(), 0);
-        var responderEnd = loopback.responder().localEndpoint(fabric.port(), fabric.gidIndex(), 0);
-        loopback.requester().connect(responderEnd, options.withPathMtu(requesterHasTheLargerMtu ? larger : smaller));
-        loopback.responder().connect(requesterEnd, options.withPathMtu(requesterHasTheLargerMtu ? smaller : larger));
+        var requesterEnd = loopback.requester().localEndpoint(options);
+        var responderEnd = loopback.responder().localEndpoint(options);
+        loopback.requester().connect(responderEnd, options.toBuilder().pathMtu(requesterHasTheLargerMtu ? larger : smaller).build());
+        loopback.responder().connect(requesterEnd, options.toBuilder().pathMtu(requesterHasTheLargerMtu ? smaller : larger).build());
         return loopback;
     }
 }

@@ -44,7 +44,7 @@ class PathMtuSegmentationTest {
         Optional<String> received = firstPresent(before, RCV_PACKETS, RXE_RECEIVED_PACKETS);
         assumeTrue(sent.isPresent() && received.isPresent(),
                 "the device exposes no port packet counters: " + before.keySet());
-        Loopback loopback = fabric.pair(QueuePairType.UC).connect(fabric.connectOptions().withPathMtu(pathMtu));
+        Loopback loopback = fabric.pair(QueuePairType.UC).connect(fabric.connectOptions().toBuilder().pathMtu(pathMtu).build());
         MemoryRegion source = fabric.region(Math.max(bytes, 1));
         MemoryRegion target = fabric.region(Math.max(bytes, 1));
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, Math.max(bytes, 1)));

@@ -35,7 +35,7 @@ class QueuePairStateTest {
     @BeforeEach
     void unconnectedPair() {
         loopback = fabric.pair(QueuePairType.RC);
-        options = fabric.connectOptions().withPathMtu(Mtu.MTU_1024);
+        options = fabric.connectOptions().toBuilder().pathMtu(Mtu.MTU_1024).build();
         buffer = fabric.region(4096);
     }
 
@@ -180,7 +180,7 @@ class QueuePairStateTest {
         }
         qp.toInit(options);
         if (state == QueuePairState.RTR) {
-            qp.toReadyToReceive(loopback.responder().localEndpoint(fabric.port(), fabric.gidIndex(), 0), options);
+            qp.toReadyToReceive(loopback.responder().localEndpoint(fabric.connectOptions()), options);
         }
     }
 }

@@ -23,7 +23,7 @@ class ReceiverNotReadyTest {
     @Test
     void finiteRnrRetryGivesUpWithRnrRetryExceeded() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().withRetries(14, 7, 1, SHORT_RNR_TIMER));
+                .connect(fabric.connectOptions().toBuilder().retries(14, 7, 1, SHORT_RNR_TIMER).build());
         MemoryRegion buffer = fabric.region(64);
 
         loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(buffer, 0, 32));
@@ -37,7 +37,7 @@ class ReceiverNotReadyTest {
     @Test
     void infiniteRnrRetryDeliversOnceAReceiveIsPosted() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().withRetries(14, 7, 7, SHORT_RNR_TIMER));
+                .connect(fabric.connectOptions().toBuilder().retries(14, 7, 7, SHORT_RNR_TIMER).build());
         MemoryRegion source = fabric.region(64);
         MemoryRegion target = fabric.region(64);
         Payloads.fill(source.segment(), 0, 32, 80);

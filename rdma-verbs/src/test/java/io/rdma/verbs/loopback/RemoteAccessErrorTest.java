@@ -153,7 +153,7 @@ class RemoteAccessErrorTest {
         int mtu = fabric.portAttributes().activeMtu().bytes();
         MemoryRegion large = fabric.region(mtu + 1);
         var ah = fabric.pd().createAddressHandle(datagrams.responder()
-                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+                .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         MemoryRegion target = fabric.region(mtu + 41);
         datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, mtu + 41));
 

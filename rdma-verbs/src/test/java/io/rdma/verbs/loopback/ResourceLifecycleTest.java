@@ -93,8 +93,8 @@ class ResourceLifecycleTest {
             case ADDRESS_HANDLE -> {
                 Loopback datagrams = fabric.connectedPair(QueuePairType.UD);
                 AddressHandle ah = fabric.pd().createAddressHandle(datagrams.responder()
-                        .localEndpoint(fabric.port(), fabric.gidIndex(), 0)
-                        .addressVector(fabric.port(), fabric.gidIndex()));
+                        .localEndpoint(fabric.connectOptions())
+                        .addressVector(fabric.connectOptions()));
                 MemoryRegion buffer = fabric.region(64);
                 yield new Subject(ah, () -> datagrams.requester().postSend(new SendWorkRequest().sge(buffer, 0, 8)
                         .datagram(ah, datagrams.responder().qpNumber(), fabric.connectOptions().qkey())));

@@ -73,7 +73,7 @@ class SendReceiveTest {
     @Test
     void oneMebibyteSendSpansManyPathMtuPackets() {
         int size = 1 << 20;
-        Loopback loopback = fabric.pair(QueuePairType.RC).connect(fabric.connectOptions().withPathMtu(Mtu.MTU_1024));
+        Loopback loopback = fabric.pair(QueuePairType.RC).connect(fabric.connectOptions().toBuilder().pathMtu(Mtu.MTU_1024).build());
         MemoryRegion source = fabric.region(size);
         MemoryRegion target = fabric.region(size);
         Payloads.fill(source.segment(), 0, size, 3);

@@ -124,7 +124,7 @@ class UnreliableTransportTest {
     void datagramWithTheWrongQkeyIsLostWhileTheSenderSucceeds() {
         Loopback loopback = fabric.connectedPair(QueuePairType.UD);
         AddressHandle ah = fabric.pd().createAddressHandle(loopback.responder()
-                .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex()));
+                .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         MemoryRegion source = fabric.region(64);
         MemoryRegion target = fabric.region(GRH_BYTES + 64);
         loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, GRH_BYTES + 64));

@@ -32,7 +32,7 @@ class WorkRequestValidationTest {
         SendWorkRequest wr = new SendWorkRequest().wrId(1).opcode(opcode).sge(buffer, 0, 8).remote(buffer.remote());
         if (type == QueuePairType.UD) {
             wr.datagram(fabric.pd().createAddressHandle(loopback.responder()
-                    .localEndpoint(fabric.port(), fabric.gidIndex(), 0).addressVector(fabric.port(), fabric.gidIndex())),
+                    .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions())),
                     loopback.responder().qpNumber(), fabric.connectOptions().qkey());
         }
 

@@ -44,9 +44,9 @@ class CompletionPollersTests {
             CompletionRouter router = context.getBean(CompletionRouter.class);
             router.routeSends(a, completion -> sends.add(completion.status()));
             router.routeReceives(b, completion -> receives.add(describe(completion)));
-            ConnectOptions options = ConnectOptions.defaults().withGidIndex(FabricRunner.GID_INDEX);
-            a.connect(b.localEndpoint(1, FabricRunner.GID_INDEX, 0), options);
-            b.connect(a.localEndpoint(1, FabricRunner.GID_INDEX, 0), options);
+            ConnectOptions options = ConnectOptions.builder().gidIndex(FabricRunner.GID_INDEX).build();
+            a.connect(b.localEndpoint(options), options);
+            b.connect(a.localEndpoint(options), options);
 
             PooledBuffer target = pool.lease();
             b.postReceive(new ReceiveWorkRequest().wrId(1).sge(target));

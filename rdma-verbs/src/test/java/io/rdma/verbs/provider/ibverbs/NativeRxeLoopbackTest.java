@@ -70,7 +70,7 @@ class NativeRxeLoopbackTest {
         PortAttributes port = context.queryPort(1);
         // RoCE needs a GRH; rxe's GID 1 is the IPv4-mapped address of its netdev (RoCE v2)
         int gidIndex = port.linkLayer() == LinkLayer.ETHERNET ? Integer.getInteger("rdma.gidIndex", 1) : 0;
-        connectOptions = ConnectOptions.defaults().withGidIndex(gidIndex).withPathMtu(port.activeMtu());
+        connectOptions = ConnectOptions.builder().gidIndex(gidIndex).pathMtu(port.activeMtu()).build();
     }
 
     @AfterEach
@@ -96,11 +96,10 @@ class NativeRxeLoopbackTest {
     }
 
     private void connect(QueuePair a, QueuePair b) {
-        int gidIndex = connectOptions.gidIndex();
-        var endpointA = a.localEndpoint(1, gidIndex, 100);
-        var endpointB = b.localEndpoint(1, gidIndex, 200);
-        a.connect(endpointB, connectOptions.withSendPsn(100));
-        b.connect(endpointA, connectOptions.withSendPsn(200));
+        ConnectOptions optionsA = connectOptions.toBuilder().sendPsn(100).build();
+        ConnectOptions optionsB = connectOptions.toBuilder().sendPsn(200).build();
+        a.connect(b.localEndpoint(optionsB), optionsA);
+        b.connect(a.localEndpoint(optionsA), optionsB);
     }
 
     private static WorkCompletion awaitOne(CompletionQueue cq, CompletionBatch batch) {
@@ -382,8 +381,8 @@ class NativeRxeLoopbackTest {
         QueuePair receiver = pd.createQueuePair(QueuePairOptions.of(QueuePairType.UD, cq, caps));
         sender.connect(null, connectOptions);
         receiver.connect(null, connectOptions);
-        var endpoint = receiver.localEndpoint(1, connectOptions.gidIndex(), 0);
-        var ah = pd.createAddressHandle(endpoint.addressVector(1, connectOptions.gidIndex()));
+        var endpoint = receiver.localEndpoint(connectOptions);
+        var ah = pd.createAddressHandle(endpoint.addressVector(connectOptions));
         receiver.postReceive(new ReceiveWorkRequest().wrId(77).sge(region, 1024, 40 + 64));
         region.segment().setString(0, "datagram");
         sender.postSend(new SendWorkRequest().wrId(78).sge(region, 0, 16)

@@ -41,8 +41,8 @@ class FabricFaultRecoveryTest {
             QueuePair peer = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, caps));
             MemoryRegion memory = pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE));
             ConnectOptions options = ConnectOptions.defaults();
-            failing.connect(peer.localEndpoint(1, 0, 0), options);
-            peer.connect(failing.localEndpoint(1, 0, 0), options);
+            failing.connect(peer.localEndpoint(ConnectOptions.defaults()), options);
+            peer.connect(failing.localEndpoint(ConnectOptions.defaults()), options);
             CountDownLatch eventThreadHeld = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             context.addAsyncEventListener(event -> {
@@ -55,7 +55,7 @@ class FabricFaultRecoveryTest {
             verbs.extension(FabricControl.class).orElseThrow().failQueuePair(context.deviceName(), failing.qpNumber());
             assertThat(eventThreadHeld.await(10, TimeUnit.SECONDS)).isTrue();
             failing.reset();
-            failing.connect(peer.localEndpoint(1, 0, 0), options);
+            failing.connect(peer.localEndpoint(ConnectOptions.defaults()), options);
             failing.postReceive(new ReceiveWorkRequest().wrId(9).sge(memory, 0, 64));
             release.countDown();
             CountDownLatch eventThreadDrained = new CountDownLatch(1);

@@ -34,8 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LinkMtuTest {
 
     /** ~1 ms ACK timeout and one retry, so that running out of retries takes no noticeable time. */
-    private static final ConnectOptions SHORT_RETRIES = ConnectOptions.defaults().withPathMtu(Mtu.MTU_4096)
-            .withRetries(8, 1, 7, 12);
+    private static final ConnectOptions SHORT_RETRIES = ConnectOptions.builder().pathMtu(Mtu.MTU_4096).retries(8, 1, 7, 12).build();
 
     @Test
     void packetAboveTheReceivingPortsMtuIsDroppedAndRetriesRunOut() {
@@ -51,8 +50,8 @@ class LinkMtuTest {
             QueuePairCapabilities caps = QueuePairCapabilities.of(4, 4);
             QueuePair requester = widePd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, sendCq, caps));
             QueuePair responder = narrowPd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, receiveCq, caps));
-            requester.connect(responder.localEndpoint(1, 0, 0), SHORT_RETRIES);
-            responder.connect(requester.localEndpoint(1, 0, 0), SHORT_RETRIES.withPathMtu(Mtu.MTU_1024));
+            requester.connect(responder.localEndpoint(ConnectOptions.defaults()), SHORT_RETRIES);
+            responder.connect(requester.localEndpoint(ConnectOptions.defaults()), SHORT_RETRIES.toBuilder().pathMtu(Mtu.MTU_1024).build());
             MemoryRegion source = widePd.allocateMemory(8192, EnumSet.of(AccessFlag.LOCAL_WRITE));
             MemoryRegion target = narrowPd.allocateMemory(8192, EnumSet.of(AccessFlag.LOCAL_WRITE));
             responder.postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 8192));

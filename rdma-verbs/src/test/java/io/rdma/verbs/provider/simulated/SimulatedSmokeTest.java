@@ -22,8 +22,8 @@ class SimulatedSmokeTest {
             QueuePair qa = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(16, 16)));
             QueuePair qb = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(16, 16)));
             ConnectOptions options = ConnectOptions.defaults();
-            qa.connect(qb.localEndpoint(1, 0, 0), options);
-            qb.connect(qa.localEndpoint(1, 0, 0), options);
+            qa.connect(qb.localEndpoint(ConnectOptions.defaults()), options);
+            qb.connect(qa.localEndpoint(ConnectOptions.defaults()), options);
             a.segment().setString(0, "hello rdma");
             qb.postReceive(new ReceiveWorkRequest().wrId(7).sge(b, 0, 4096));
             qa.postSend(new SendWorkRequest().wrId(1).sge(a, 0, 11));
