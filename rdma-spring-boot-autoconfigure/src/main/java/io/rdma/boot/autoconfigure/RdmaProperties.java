@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -133,46 +134,46 @@ public class RdmaProperties {
         private Mtu mtu = Mtu.MTU_4096;
 
         /** max_qp: queue pairs the device can hold. */
-        private Integer maxQp;
+        private @Nullable Integer maxQp;
 
         /** max_qp_wr: work requests per send or receive queue. */
-        private Integer maxQpWr;
+        private @Nullable Integer maxQpWr;
 
         /** max_sge: scatter/gather entries per work request. */
-        private Integer maxSge;
+        private @Nullable Integer maxSge;
 
         /** max_cq: completion queues the device can hold. */
-        private Integer maxCq;
+        private @Nullable Integer maxCq;
 
         /** max_cqe: entries per completion queue. */
-        private Integer maxCqe;
+        private @Nullable Integer maxCqe;
 
         /** max_pd: protection domains the device can hold. */
-        private Integer maxPd;
+        private @Nullable Integer maxPd;
 
         /** max_srq: shared receive queues the device can hold. */
-        private Integer maxSrq;
+        private @Nullable Integer maxSrq;
 
         /** max_srq_wr: work requests per shared receive queue. */
-        private Integer maxSrqWr;
+        private @Nullable Integer maxSrqWr;
 
         /** max_mr_size: the largest memory registration. */
-        private DataSize maxMrSize;
+        private @Nullable DataSize maxMrSize;
 
         /** Largest inline send the device accepts, in bytes. */
-        private Integer maxInlineData;
+        private @Nullable Integer maxInlineData;
 
         /** Completion counters the device can hold; 0 simulates a device without completion counters. */
-        private Integer maxCompletionCounters;
+        private @Nullable Integer maxCompletionCounters;
 
         /**
          * Op kinds the device's completion counters can count (send, recv, rdma-read,
          * remote-rdma-read, rdma-write, remote-rdma-write); unset means all.
          */
-        private List<String> completionCounterOps;
+        private @Nullable List<String> completionCounterOps;
 
         /** Whether the device supports flow counters (ibv_create_counters). */
-        private Boolean flowCounters;
+        private @Nullable Boolean flowCounters;
 
         /** Type of every GID of an Ethernet port: 'roce-v2' (as rxe) or 'roce-v1'. */
         private GidType roceGidType = GidType.ROCE_V2;
@@ -181,7 +182,7 @@ public class RdmaProperties {
         private boolean subnetManager = true;
 
         /** RLIMIT_MEMLOCK of the device's host (ulimit -l); unset means unlimited. */
-        private DataSize lockedMemoryLimit;
+        private @Nullable DataSize lockedMemoryLimit;
 
         /** Whether the process has CAP_IPC_LOCK on the device's host, which lifts the locked-memory limit. */
         private boolean ipcLockCapability;
@@ -224,107 +225,107 @@ public class RdmaProperties {
             this.mtu = mtu;
         }
 
-        public Integer getMaxQp() {
+        public @Nullable Integer getMaxQp() {
             return maxQp;
         }
 
-        public void setMaxQp(Integer maxQp) {
+        public void setMaxQp(@Nullable Integer maxQp) {
             this.maxQp = maxQp;
         }
 
-        public Integer getMaxQpWr() {
+        public @Nullable Integer getMaxQpWr() {
             return maxQpWr;
         }
 
-        public void setMaxQpWr(Integer maxQpWr) {
+        public void setMaxQpWr(@Nullable Integer maxQpWr) {
             this.maxQpWr = maxQpWr;
         }
 
-        public Integer getMaxSge() {
+        public @Nullable Integer getMaxSge() {
             return maxSge;
         }
 
-        public void setMaxSge(Integer maxSge) {
+        public void setMaxSge(@Nullable Integer maxSge) {
             this.maxSge = maxSge;
         }
 
-        public Integer getMaxCq() {
+        public @Nullable Integer getMaxCq() {
             return maxCq;
         }
 
-        public void setMaxCq(Integer maxCq) {
+        public void setMaxCq(@Nullable Integer maxCq) {
             this.maxCq = maxCq;
         }
 
-        public Integer getMaxCqe() {
+        public @Nullable Integer getMaxCqe() {
             return maxCqe;
         }
 
-        public void setMaxCqe(Integer maxCqe) {
+        public void setMaxCqe(@Nullable Integer maxCqe) {
             this.maxCqe = maxCqe;
         }
 
-        public Integer getMaxPd() {
+        public @Nullable Integer getMaxPd() {
             return maxPd;
         }
 
-        public void setMaxPd(Integer maxPd) {
+        public void setMaxPd(@Nullable Integer maxPd) {
             this.maxPd = maxPd;
         }
 
-        public Integer getMaxSrq() {
+        public @Nullable Integer getMaxSrq() {
             return maxSrq;
         }
 
-        public void setMaxSrq(Integer maxSrq) {
+        public void setMaxSrq(@Nullable Integer maxSrq) {
             this.maxSrq = maxSrq;
         }
 
-        public Integer getMaxSrqWr() {
+        public @Nullable Integer getMaxSrqWr() {
             return maxSrqWr;
         }
 
-        public void setMaxSrqWr(Integer maxSrqWr) {
+        public void setMaxSrqWr(@Nullable Integer maxSrqWr) {
             this.maxSrqWr = maxSrqWr;
         }
 
-        public DataSize getMaxMrSize() {
+        public @Nullable DataSize getMaxMrSize() {
             return maxMrSize;
         }
 
-        public void setMaxMrSize(DataSize maxMrSize) {
+        public void setMaxMrSize(@Nullable DataSize maxMrSize) {
             this.maxMrSize = maxMrSize;
         }
 
-        public Integer getMaxInlineData() {
+        public @Nullable Integer getMaxInlineData() {
             return maxInlineData;
         }
 
-        public void setMaxInlineData(Integer maxInlineData) {
+        public void setMaxInlineData(@Nullable Integer maxInlineData) {
             this.maxInlineData = maxInlineData;
         }
 
-        public Integer getMaxCompletionCounters() {
+        public @Nullable Integer getMaxCompletionCounters() {
             return maxCompletionCounters;
         }
 
-        public void setMaxCompletionCounters(Integer maxCompletionCounters) {
+        public void setMaxCompletionCounters(@Nullable Integer maxCompletionCounters) {
             this.maxCompletionCounters = maxCompletionCounters;
         }
 
-        public List<String> getCompletionCounterOps() {
+        public @Nullable List<String> getCompletionCounterOps() {
             return completionCounterOps;
         }
 
-        public void setCompletionCounterOps(List<String> completionCounterOps) {
+        public void setCompletionCounterOps(@Nullable List<String> completionCounterOps) {
             this.completionCounterOps = completionCounterOps;
         }
 
-        public Boolean getFlowCounters() {
+        public @Nullable Boolean getFlowCounters() {
             return flowCounters;
         }
 
-        public void setFlowCounters(Boolean flowCounters) {
+        public void setFlowCounters(@Nullable Boolean flowCounters) {
             this.flowCounters = flowCounters;
         }
 
@@ -344,11 +345,11 @@ public class RdmaProperties {
             this.subnetManager = subnetManager;
         }
 
-        public DataSize getLockedMemoryLimit() {
+        public @Nullable DataSize getLockedMemoryLimit() {
             return lockedMemoryLimit;
         }
 
-        public void setLockedMemoryLimit(DataSize lockedMemoryLimit) {
+        public void setLockedMemoryLimit(@Nullable DataSize lockedMemoryLimit) {
             this.lockedMemoryLimit = lockedMemoryLimit;
         }
 
@@ -387,7 +388,7 @@ public class RdmaProperties {
          * GID table index the device's queue pairs use unless they name their own. Unset: on RoCE
          * the RoCE v2 GID of the port's IPv4 address (logged at startup), on InfiniBand 0.
          */
-        private Integer gidIndex;
+        private @Nullable Integer gidIndex;
 
         /** Capacities and send timeout of every queue pair on this device that does not set its own. */
         private final QueuePairDefaults queuePairDefaults = new QueuePairDefaults();
@@ -412,11 +413,11 @@ public class RdmaProperties {
             this.port = port;
         }
 
-        public Integer getGidIndex() {
+        public @Nullable Integer getGidIndex() {
             return gidIndex;
         }
 
-        public void setGidIndex(Integer gidIndex) {
+        public void setGidIndex(@Nullable Integer gidIndex) {
             this.gidIndex = gidIndex;
         }
 
@@ -611,13 +612,13 @@ public class RdmaProperties {
          * process can watch them (IBV_COMP_CNTR_INIT_WITH_EXTERNAL_MEM); unset keeps the counts
          * in provider memory.
          */
-        private String externalMemory;
+        private @Nullable String externalMemory;
 
-        public String getExternalMemory() {
+        public @Nullable String getExternalMemory() {
             return externalMemory;
         }
 
-        public void setExternalMemory(String externalMemory) {
+        public void setExternalMemory(@Nullable String externalMemory) {
             this.externalMemory = externalMemory;
         }
     }
@@ -758,37 +759,37 @@ public class RdmaProperties {
         private QueuePairType type = QueuePairType.RC;
 
         /** Name of the completion queue (on the same device) that send completions go to. */
-        private String sendCq;
+        private @Nullable String sendCq;
 
         /** Name of the completion queue (on the same device) that receive completions go to. */
-        private String recvCq;
+        private @Nullable String recvCq;
 
         /** Name of a shared receive queue of the same protection domain to take receives from. */
-        private String srq;
+        private @Nullable String srq;
 
         /** Name of a memory pool of the same protection domain that the RDMA template and receive handlers lease buffers from. */
-        private String memoryPool;
+        private @Nullable String memoryPool;
 
         /** Send queue depth; the device's queue-pair-defaults when unset. */
-        private Integer maxSendWr;
+        private @Nullable Integer maxSendWr;
 
         /** Receive queue depth; the device's queue-pair-defaults when unset. */
-        private Integer maxRecvWr;
+        private @Nullable Integer maxRecvWr;
 
         /** Scatter/gather entries per send work request; the device's queue-pair-defaults when unset. */
-        private Integer maxSendSge;
+        private @Nullable Integer maxSendSge;
 
         /** Scatter/gather entries per receive work request; the device's queue-pair-defaults when unset. */
-        private Integer maxRecvSge;
+        private @Nullable Integer maxRecvSge;
 
         /** Largest inline send in bytes; the device's queue-pair-defaults when unset. */
-        private Integer maxInlineData;
+        private @Nullable Integer maxInlineData;
 
         /** Port this queue pair connects through; the device's port when unset. */
-        private Integer port;
+        private @Nullable Integer port;
 
         /** GID index this queue pair connects with; the device's gid-index when unset. */
-        private Integer gidIndex;
+        private @Nullable Integer gidIndex;
 
         /** Whether every send work request produces a completion (sq_sig_all). */
         private boolean signalAll = false;
@@ -797,7 +798,7 @@ public class RdmaProperties {
          * How long an RdmaTemplate operation (and a listener's reply) on this queue pair waits for
          * room in its full send queue before it fails; the device's queue-pair-defaults when unset.
          */
-        private Duration sendTimeout;
+        private @Nullable Duration sendTimeout;
 
         /**
          * Completion counters to attach, by counter name, with the op kinds each counts (send,
@@ -814,91 +815,91 @@ public class RdmaProperties {
             this.type = type;
         }
 
-        public String getSendCq() {
+        public @Nullable String getSendCq() {
             return sendCq;
         }
 
-        public void setSendCq(String sendCq) {
+        public void setSendCq(@Nullable String sendCq) {
             this.sendCq = sendCq;
         }
 
-        public String getRecvCq() {
+        public @Nullable String getRecvCq() {
             return recvCq;
         }
 
-        public void setRecvCq(String recvCq) {
+        public void setRecvCq(@Nullable String recvCq) {
             this.recvCq = recvCq;
         }
 
-        public String getSrq() {
+        public @Nullable String getSrq() {
             return srq;
         }
 
-        public void setSrq(String srq) {
+        public void setSrq(@Nullable String srq) {
             this.srq = srq;
         }
 
-        public String getMemoryPool() {
+        public @Nullable String getMemoryPool() {
             return memoryPool;
         }
 
-        public void setMemoryPool(String memoryPool) {
+        public void setMemoryPool(@Nullable String memoryPool) {
             this.memoryPool = memoryPool;
         }
 
-        public Integer getMaxSendWr() {
+        public @Nullable Integer getMaxSendWr() {
             return maxSendWr;
         }
 
-        public void setMaxSendWr(Integer maxSendWr) {
+        public void setMaxSendWr(@Nullable Integer maxSendWr) {
             this.maxSendWr = maxSendWr;
         }
 
-        public Integer getMaxRecvWr() {
+        public @Nullable Integer getMaxRecvWr() {
             return maxRecvWr;
         }
 
-        public void setMaxRecvWr(Integer maxRecvWr) {
+        public void setMaxRecvWr(@Nullable Integer maxRecvWr) {
             this.maxRecvWr = maxRecvWr;
         }
 
-        public Integer getMaxSendSge() {
+        public @Nullable Integer getMaxSendSge() {
             return maxSendSge;
         }
 
-        public void setMaxSendSge(Integer maxSendSge) {
+        public void setMaxSendSge(@Nullable Integer maxSendSge) {
             this.maxSendSge = maxSendSge;
         }
 
-        public Integer getMaxRecvSge() {
+        public @Nullable Integer getMaxRecvSge() {
             return maxRecvSge;
         }
 
-        public void setMaxRecvSge(Integer maxRecvSge) {
+        public void setMaxRecvSge(@Nullable Integer maxRecvSge) {
             this.maxRecvSge = maxRecvSge;
         }
 
-        public Integer getMaxInlineData() {
+        public @Nullable Integer getMaxInlineData() {
             return maxInlineData;
         }
 
-        public void setMaxInlineData(Integer maxInlineData) {
+        public void setMaxInlineData(@Nullable Integer maxInlineData) {
             this.maxInlineData = maxInlineData;
         }
 
-        public Integer getPort() {
+        public @Nullable Integer getPort() {
             return port;
         }
 
-        public void setPort(Integer port) {
+        public void setPort(@Nullable Integer port) {
             this.port = port;
         }
 
-        public Integer getGidIndex() {
+        public @Nullable Integer getGidIndex() {
             return gidIndex;
         }
 
-        public void setGidIndex(Integer gidIndex) {
+        public void setGidIndex(@Nullable Integer gidIndex) {
             this.gidIndex = gidIndex;
         }
 
@@ -910,11 +911,11 @@ public class RdmaProperties {
             this.signalAll = signalAll;
         }
 
-        public Duration getSendTimeout() {
+        public @Nullable Duration getSendTimeout() {
             return sendTimeout;
         }
 
-        public void setSendTimeout(Duration sendTimeout) {
+        public void setSendTimeout(@Nullable Duration sendTimeout) {
             this.sendTimeout = sendTimeout;
         }
 
@@ -931,10 +932,10 @@ public class RdmaProperties {
     public static class Flow {
 
         /** Name of the queue pair (raw-packet or ud, on the same device) that matching packets steer to. */
-        private String queuePair;
+        private @Nullable String queuePair;
 
         /** Port the rule applies to; the device's port when unset. */
-        private Integer port;
+        private @Nullable Integer port;
 
         /** Rule priority; lower values take precedence. */
         private int priority = 0;
@@ -948,19 +949,19 @@ public class RdmaProperties {
          */
         private List<String> counters = new ArrayList<>();
 
-        public String getQueuePair() {
+        public @Nullable String getQueuePair() {
             return queuePair;
         }
 
-        public void setQueuePair(String queuePair) {
+        public void setQueuePair(@Nullable String queuePair) {
             this.queuePair = queuePair;
         }
 
-        public Integer getPort() {
+        public @Nullable Integer getPort() {
             return port;
         }
 
-        public void setPort(Integer port) {
+        public void setPort(@Nullable Integer port) {
             this.port = port;
         }
 
@@ -989,79 +990,79 @@ public class RdmaProperties {
     public static class FlowMatch {
 
         /** Destination MAC address, e.g. 02:00:00:00:00:01. */
-        private String destinationMac;
+        private @Nullable String destinationMac;
 
         /** Ether type, e.g. 0x0800 for IPv4 (write it as a decimal or a quoted hex string). */
-        private Integer etherType;
+        private @Nullable Integer etherType;
 
         /** Source IPv4 address. */
-        private String sourceIpv4;
+        private @Nullable String sourceIpv4;
 
         /** Destination IPv4 address. */
-        private String destinationIpv4;
+        private @Nullable String destinationIpv4;
 
         /** Transport protocol: 'tcp' or 'udp'; needed for the port fields. */
-        private String protocol;
+        private @Nullable String protocol;
 
         /** Source TCP/UDP port. */
-        private Integer sourcePort;
+        private @Nullable Integer sourcePort;
 
         /** Destination TCP/UDP port. */
-        private Integer destinationPort;
+        private @Nullable Integer destinationPort;
 
-        public String getDestinationMac() {
+        public @Nullable String getDestinationMac() {
             return destinationMac;
         }
 
-        public void setDestinationMac(String destinationMac) {
+        public void setDestinationMac(@Nullable String destinationMac) {
             this.destinationMac = destinationMac;
         }
 
-        public Integer getEtherType() {
+        public @Nullable Integer getEtherType() {
             return etherType;
         }
 
-        public void setEtherType(Integer etherType) {
+        public void setEtherType(@Nullable Integer etherType) {
             this.etherType = etherType;
         }
 
-        public String getSourceIpv4() {
+        public @Nullable String getSourceIpv4() {
             return sourceIpv4;
         }
 
-        public void setSourceIpv4(String sourceIpv4) {
+        public void setSourceIpv4(@Nullable String sourceIpv4) {
             this.sourceIpv4 = sourceIpv4;
         }
 
-        public String getDestinationIpv4() {
+        public @Nullable String getDestinationIpv4() {
             return destinationIpv4;
         }
 
-        public void setDestinationIpv4(String destinationIpv4) {
+        public void setDestinationIpv4(@Nullable String destinationIpv4) {
             this.destinationIpv4 = destinationIpv4;
         }
 
-        public String getProtocol() {
+        public @Nullable String getProtocol() {
             return protocol;
         }
 
-        public void setProtocol(String protocol) {
+        public void setProtocol(@Nullable String protocol) {
             this.protocol = protocol;
         }
 
-        public Integer getSourcePort() {
+        public @Nullable Integer getSourcePort() {
             return sourcePort;
         }
 
-        public void setSourcePort(Integer sourcePort) {
+        public void setSourcePort(@Nullable Integer sourcePort) {
             this.sourcePort = sourcePort;
         }
 
-        public Integer getDestinationPort() {
+        public @Nullable Integer getDestinationPort() {
             return destinationPort;
         }
 
-        public void setDestinationPort(Integer destinationPort) {
+        public void setDestinationPort(@Nullable Integer destinationPort) {
             this.destinationPort = destinationPort;
         }
     }
@@ -1118,10 +1119,10 @@ public class RdmaProperties {
          * Name of a queue pair template (under a protection domain's 'queue-pair-templates'):
          * every accepted peer gets a queue pair created from it, closed when the peer goes.
          */
-        private String queuePairTemplate;
+        private @Nullable String queuePairTemplate;
 
         /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-template'. */
-        private String queuePair;
+        private @Nullable String queuePair;
 
         /** Peers connected at once through 'queue-pair-template'; further requests wait in the backlog. */
         private int maxConnections = 16;
@@ -1157,19 +1158,19 @@ public class RdmaProperties {
             this.backlog = backlog;
         }
 
-        public String getQueuePairTemplate() {
+        public @Nullable String getQueuePairTemplate() {
             return queuePairTemplate;
         }
 
-        public void setQueuePairTemplate(String queuePairTemplate) {
+        public void setQueuePairTemplate(@Nullable String queuePairTemplate) {
             this.queuePairTemplate = queuePairTemplate;
         }
 
-        public String getQueuePair() {
+        public @Nullable String getQueuePair() {
             return queuePair;
         }
 
-        public void setQueuePair(String queuePair) {
+        public void setQueuePair(@Nullable String queuePair) {
             this.queuePair = queuePair;
         }
 
@@ -1198,10 +1199,10 @@ public class RdmaProperties {
     public static class OutboundConnection {
 
         /** Name of the declared rc or uc queue pair this connection brings up. */
-        private String queuePair;
+        private @Nullable String queuePair;
 
         /** Address of the listener: an IPv4 address of its RDMA port, or a host name resolving to one. */
-        private String host;
+        private @Nullable String host;
 
         /** Port the listener listens on. */
         private int port = 7471;
@@ -1215,19 +1216,19 @@ public class RdmaProperties {
         /** Pauses between attempts. */
         private final Backoff backoff = new Backoff();
 
-        public String getQueuePair() {
+        public @Nullable String getQueuePair() {
             return queuePair;
         }
 
-        public void setQueuePair(String queuePair) {
+        public void setQueuePair(@Nullable String queuePair) {
             this.queuePair = queuePair;
         }
 
-        public String getHost() {
+        public @Nullable String getHost() {
             return host;
         }
 
-        public void setHost(String host) {
+        public void setHost(@Nullable String host) {
             this.host = host;
         }
 

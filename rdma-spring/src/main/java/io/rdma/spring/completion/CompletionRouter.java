@@ -6,6 +6,8 @@ import io.rdma.verbs.api.WorkCompletion;
 
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Routes each completion a poller takes to the handler registered for its QP and queue: send
  * completions to the QP's send handler (the RDMA template), receive completions to its
@@ -15,8 +17,8 @@ import java.util.Arrays;
  */
 public final class CompletionRouter {
 
-    private record Route(int qpNumber, CompletionHandler sends, CompletionHandler receives,
-                         CompletionHandler failures) {
+    private record Route(int qpNumber, @Nullable CompletionHandler sends, @Nullable CompletionHandler receives,
+                         @Nullable CompletionHandler failures) {
     }
 
     private volatile Route[] routes = new Route[0];
@@ -70,7 +72,7 @@ public final class CompletionRouter {
         return false;
     }
 
-    private Route find(int qpNumber) {
+    private @Nullable Route find(int qpNumber) {
         for (Route route : routes) {
             if (route.qpNumber() == qpNumber) {
                 return route;

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One declared listener: listens, and accepts peers on its own thread for as long as the
@@ -46,12 +47,12 @@ final class AcceptingListener {
     private final ConnectionManager manager;
     private final RdmaFabric fabric;
     private final RdmaConnections hub;
-    private final String memoryPool;
+    private final @Nullable String memoryPool;
     private final Semaphore slots;
     private final AtomicInteger acceptedCount = new AtomicInteger();
     private final List<Peer> peers = new CopyOnWriteArrayList<>();
-    private volatile ConnectionListener listener;
-    private volatile String lastFailure;
+    private volatile @Nullable ConnectionListener listener;
+    private volatile @Nullable String lastFailure;
 
     AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaFabric fabric, RdmaConnections hub) {
         this.plan = plan;
@@ -146,7 +147,7 @@ final class AcceptingListener {
     }
 
     /** A spare that was not accepted on: a template QP is closed, the declared one stays (reset before reuse). */
-    private QueuePair discard(QueuePair spare) {
+    private @Nullable QueuePair discard(@Nullable QueuePair spare) {
         if (spare != null && plan.queuePair() == null && !spare.isClosed()) {
             spare.close();
         }

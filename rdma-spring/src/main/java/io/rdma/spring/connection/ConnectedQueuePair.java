@@ -4,6 +4,8 @@ import io.rdma.verbs.api.QueuePair;
 
 import java.net.InetSocketAddress;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A queue pair that a declared connection brought up, as its observers see it.
  *
@@ -16,6 +18,6 @@ import java.net.InetSocketAddress;
  * @param memoryPool the pool its buffers come from, or {@code null} when it has none
  * @param remote     the peer's address
  */
-public record ConnectedQueuePair(String name, String source, QueuePair queuePair, String memoryPool,
+public record ConnectedQueuePair(String name, String source, QueuePair queuePair, @Nullable String memoryPool,
                                  InetSocketAddress remote) {
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One declared outbound connection: connects its queue pair to the listener at host:port
@@ -30,15 +31,15 @@ final class OutboundConnection {
     private final ConnectionManager manager;
     private final LoopbackRoute route;
     private final RdmaConnections hub;
-    private final String memoryPool;
+    private final @Nullable String memoryPool;
     private final AtomicBoolean recovering = new AtomicBoolean();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
-    private volatile Connection connection;
+    private volatile @Nullable Connection connection;
     private volatile int attempts;
-    private volatile String lastFailure;
+    private volatile @Nullable String lastFailure;
 
     OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
-                       RdmaConnections hub, String memoryPool) {
+                       RdmaConnections hub, @Nullable String memoryPool) {
         this.plan = plan;
         this.qp = qp;
         this.manager = manager;
@@ -111,20 +112,21 @@ final class OutboundConnection {
         attempts++;
         logger.info("RDMA connection '" + plan.name() + "': connecting queue pair '" + plan.queuePair() + "' "
                 + target() + " (attempt " + attempt + " of " + (plan.retries() + 1) + ")");
+        Connection established;
         try {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
             }
             InetSocketAddress remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
-            connection = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
+            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
             logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
             throw e;
         }
+        connection = established;
         state = ConnectionState.UP;
         lastFailure = null;
-        Connection established = connection;
         // on the provider's event thread; a disconnect of a connection already replaced is old news
         established.onPeerDisconnect(gone -> {
             if (gone == connection) {

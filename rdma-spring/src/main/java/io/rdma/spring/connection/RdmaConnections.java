@@ -35,6 +35,7 @@ import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
@@ -59,12 +60,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
 
     /**
-     * A listener's state for health and the actuator; {@code boundAddress} shows the chosen port,
-     * {@code lastFailure} the last failure with a peer (for example no queue pair could be created
-     * for it), or {@code null} when there was none.
+     * A listener's state for health and the actuator; {@code boundAddress} shows the chosen port
+     * ({@code null} while it does not listen), {@code lastFailure} the last failure with a peer
+     * (for example no queue pair could be created for it), or {@code null} when there was none.
      */
-    public record ListenerStatus(String name, String property, String boundAddress, int backlog, String queuePair,
-                                 List<PeerStatus> peers, String lastFailure) {
+    public record ListenerStatus(String name, String property, @Nullable String boundAddress, int backlog,
+                                 String queuePair, List<PeerStatus> peers, @Nullable String lastFailure) {
     }
 
     /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
@@ -73,7 +74,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /** An outbound connection's state; {@code lastFailure} is the last attempt's error while not UP. */
     public record OutboundStatus(String name, String property, String queuePair, String host, int port,
-                                 ConnectionState state, int attempts, String lastFailure) {
+                                 ConnectionState state, int attempts, @Nullable String lastFailure) {
     }
 
     private final RdmaFabric fabric;
@@ -215,7 +216,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     /** Makes a template QP of an accepted peer usable by name through the template. */
-    void adopt(String name, QueuePair qp, String memoryPool, String queuePairTemplate) {
+    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairTemplate) {
         if (memoryPool != null) {
             template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource(),
                     queuePairTemplate);

@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The declared listeners and outbound connections, checked against the declared queue pairs and
  * templates before anything was created: every reference names an rc or uc queue pair (or
@@ -19,8 +21,8 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
      * declared QP) and {@code queuePairTemplate} (a QP per peer) is set.
      */
     public record ListenerPlan(String name, String property, String device, InetAddress address, int port,
-                               int backlog, String queuePair, String queuePairTemplate, int maxConnections,
-                               Duration acceptTimeout) {
+                               int backlog, @Nullable String queuePair, @Nullable String queuePairTemplate,
+                               int maxConnections, Duration acceptTimeout) {
 
         /** The QP or template every accepted connection runs on. */
         public String queuePairSource() {

@@ -2,6 +2,8 @@ package io.rdma.spring.fabric;
 
 import io.rdma.verbs.api.Verbs;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The beans a resource is created from: the provider's device list, the resources declared
  * before it, and the application's {@link RdmaCustomizer}s.
@@ -14,7 +16,8 @@ public interface ResourceLookup {
 
     /**
      * {@code options}, as every {@link RdmaCustomizer} of resource {@code name} whose options type
-     * is {@code optionsType} adjusts them, in bean order; {@code options} itself when none does.
+     * is {@code optionsType} adjusts them, in bean order; {@code options} itself when none does;
+     * {@code null} when one of them returned {@code null}, which the caller reports.
      */
-    <T> T customize(String name, Class<T> optionsType, T options);
+    <T> @Nullable T customize(String name, Class<T> optionsType, T options);
 }

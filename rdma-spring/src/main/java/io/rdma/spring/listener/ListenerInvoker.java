@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one {@link RdmaListener} method for the messages of every queue pair it listens on,
@@ -31,7 +32,7 @@ final class ListenerInvoker {
     }
 
     private final String description;
-    private final Function<ReceivedMessage, byte[]> method;
+    private final Function<ReceivedMessage, byte @Nullable []> method;
     private final int concurrency;
     private final RdmaListenerErrorHandler errorHandler;
     private final RdmaTemplate template;
@@ -41,7 +42,7 @@ final class ListenerInvoker {
     /** Invocations in flight, counted only under a limit; guarded by this. */
     private int inFlight;
 
-    ListenerInvoker(String description, Function<ReceivedMessage, byte[]> method, int concurrency,
+    ListenerInvoker(String description, Function<ReceivedMessage, byte @Nullable []> method, int concurrency,
                     RdmaListenerErrorHandler errorHandler, RdmaTemplate template, Executor executor) {
         this.description = description;
         this.method = method;

@@ -23,6 +23,7 @@ import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -32,6 +33,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -57,7 +59,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     private final ObjectProvider<RdmaConnections> connections;
     private final List<Listener> listeners = new ArrayList<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private BeanFactory beanFactory;
+    private @Nullable BeanFactory beanFactory;
     private volatile boolean running;
 
     public RdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric, ObjectProvider<CompletionRouter> router,
@@ -74,7 +76,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     }
 
     @Override
-    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+    public @Nullable Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> type = AopUtils.getTargetClass(bean);
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
@@ -172,6 +174,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
             return (message, failure) -> logger.error(description + " failed on a message of queue pair '"
                     + message.queuePair() + "'", failure);
         }
+        Assert.state(beanFactory != null, "'beanFactory' must not be null");
         try {
             return beanFactory.getBean(listener.errorHandler(), RdmaListenerErrorHandler.class);
         } catch (BeansException e) {
@@ -180,7 +183,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         }
     }
 
-    private static Function<ReceivedMessage, byte[]> method(Listener listener) {
+    private static Function<ReceivedMessage, byte @Nullable []> method(Listener listener) {
         Method method = listener.method();
         ReflectionUtils.makeAccessible(method);
         Class<?>[] parameters = method.getParameterTypes();

@@ -27,6 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The template's state for one QP: a reused work request, the pool its buffers come from, the
  * operations in flight by wr_id, and those waiting for room in the send queue. Every operation
@@ -51,8 +53,9 @@ final class QueuePairOperations {
 
     /** What a caller asked for, and the future it holds. */
     private record Operation(String name, SendOpcode opcode, int payloadLength,
-                             BiConsumer<PooledBuffer, SendWorkRequest> prepare, Function<PooledBuffer, Object> outcome,
-                             CompletableFuture<Object> result) {
+                             BiConsumer<PooledBuffer, SendWorkRequest> prepare,
+                             Function<PooledBuffer, @Nullable Object> outcome,
+                             CompletableFuture<@Nullable Object> result) {
     }
 
     private record InFlight(Operation operation, PooledBuffer buffer) {
@@ -95,16 +98,16 @@ final class QueuePairOperations {
      * {@code prepare} fill it and the WR, and yields what {@code outcome} makes of the buffer.
      */
     @SuppressWarnings("unchecked")
-    <T> CompletableFuture<T> post(String operation, SendOpcode opcode, int payloadLength,
-                                  BiConsumer<PooledBuffer, SendWorkRequest> prepare,
-                                  Function<PooledBuffer, T> outcome) {
+    <T extends @Nullable Object> CompletableFuture<T> post(String operation, SendOpcode opcode, int payloadLength,
+                                                           BiConsumer<PooledBuffer, SendWorkRequest> prepare,
+                                                           Function<PooledBuffer, T> outcome) {
         if (payloadLength > pool.bufferSize()) {
             // Refused before it waits: no room in the send queue would ever make it fit.
             return CompletableFuture.failedFuture(new IllegalArgumentException(payloadLength + " bytes do not fit"
                     + " the " + pool.bufferSize() + "-byte buffers of the memory pool of queue pair '" + name + "'"));
         }
         Operation made = new Operation(operation, opcode, payloadLength, prepare,
-                (Function<PooledBuffer, Object>) outcome, new CompletableFuture<>());
+                (Function<PooledBuffer, @Nullable Object>) outcome, new CompletableFuture<>());
         List<Failed> failed = new ArrayList<>();
         lock.lock();
         try {
@@ -119,7 +122,7 @@ final class QueuePairOperations {
         return (CompletableFuture<T>) made.result();
     }
 
-    CompletableFuture<Void> send(byte[] payload, Integer immediate) {
+    CompletableFuture<Void> send(byte[] payload, @Nullable Integer immediate) {
         return post(immediate == null ? "send" : "send with immediate",
                 immediate == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, payload.length, (buffer, wr) -> {
                     buffer.segment().copyFrom(MemorySegment.ofArray(payload));
@@ -129,7 +132,7 @@ final class QueuePairOperations {
                 }, buffer -> null);
     }
 
-    CompletableFuture<Void> write(byte[] data, RemoteBuffer target, Integer immediate) {
+    CompletableFuture<Void> write(byte[] data, RemoteBuffer target, @Nullable Integer immediate) {
         return post(immediate == null ? "RDMA write" : "RDMA write with immediate",
                 immediate == null ? SendOpcode.RDMA_WRITE : SendOpcode.RDMA_WRITE_WITH_IMM, data.length,
                 (buffer, wr) -> {

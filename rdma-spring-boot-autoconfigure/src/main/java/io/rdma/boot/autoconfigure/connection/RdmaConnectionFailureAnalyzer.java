@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure.connection;
 import io.rdma.spring.connection.RdmaConnectionException;
 import io.rdma.verbs.api.VerbsException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -10,7 +11,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 class RdmaConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RdmaConnectionException> {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, RdmaConnectionException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, RdmaConnectionException cause) {
         StringBuilder description = new StringBuilder("The RDMA connection '").append(cause.connection())
                 .append("' could not be established.\n\n    Property: ").append(cause.property())
                 .append("\n    Peer:     ").append(cause.peer()).append("\n    Attempts: ").append(cause.attempts());

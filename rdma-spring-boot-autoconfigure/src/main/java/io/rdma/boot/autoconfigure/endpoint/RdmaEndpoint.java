@@ -11,6 +11,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
@@ -104,7 +105,7 @@ public class RdmaEndpoint {
      * A used GID table entry as {@code ibv_devinfo -v} prints it ({@code ::ffff:10.77.0.1, RoCE v2});
      * {@code netdev} is the network device it belongs to on RoCE, null on InfiniBand.
      */
-    public record GidDescriptor(int index, String gid, String type, String netdev) {
+    public record GidDescriptor(int index, String gid, String type, @Nullable String netdev) {
     }
 
     public record ResourceDescriptor(String name, String kind, String property, String description, boolean closed) {

@@ -39,6 +39,8 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code rdma} properties read into a checked plan of devices and resources. Everything
  * that can be decided without a device is decided here, before anything is created: unknown
@@ -478,7 +480,7 @@ public final class CheckedFabricPlan implements FabricPlan {
         });
     }
 
-    static String reference(String name, String property, Set<String> declared, String what, String where) {
+    static String reference(@Nullable String name, String property, Set<String> declared, String what, String where) {
         if (name == null || name.isBlank()) {
             if (declared.size() == 1 && what.equals("completion queue")) {
                 return declared.iterator().next();
@@ -496,7 +498,7 @@ public final class CheckedFabricPlan implements FabricPlan {
         return name;
     }
 
-    private static int orDefault(Integer value, int fallback) {
+    private static int orDefault(@Nullable Integer value, int fallback) {
         return value == null ? fallback : value;
     }
 

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Turns configured names ({@code remote-write}, {@code rdma-read}) into enum constants, naming
  * the property and the valid names when one is unknown, so a typo is an error a user can act
@@ -24,7 +26,7 @@ final class ConfiguredNames {
         return values;
     }
 
-    static <E extends Enum<E>> E parse(Class<E> type, String name, String property, String what) {
+    static <E extends Enum<E>> E parse(Class<E> type, @Nullable String name, String property, String what) {
         String constant = name == null ? "" : name.trim().replace('-', '_').toUpperCase(Locale.ROOT);
         for (E value : type.getEnumConstants()) {
             if (value.name().equals(constant)) {

@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Reads the {@code rdma.connections} properties into a {@link ConnectionPlan}, checked against the
  * declared queue pairs and templates before anything is created: every reference resolves to an
@@ -115,8 +117,8 @@ final class ConnectionPlanReader {
     }
 
     /** A reference to an rc or uc queue pair (or template): rdma_cm connects nothing else. */
-    private static String connectable(String name, String property, Map<String, QueuePairPlan> declared, String what,
-                                      String where) {
+    private static String connectable(@Nullable String name, String property, Map<String, QueuePairPlan> declared,
+                                      String what, String where) {
         String resolved = CheckedFabricPlan.reference(name, property, declared.keySet(), what, where);
         QueuePairType type = declared.get(resolved).type();
         if (!type.isConnected()) {
@@ -134,7 +136,7 @@ final class ConnectionPlanReader {
         }
     }
 
-    private static InetAddress ipLiteral(String address, String property) {
+    private static InetAddress ipLiteral(@Nullable String address, String property) {
         try {
             return InetAddress.ofLiteral(address == null ? "" : address.trim());
         } catch (IllegalArgumentException e) {

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One configured device after its properties were read and checked: every name resolved,
  * every default applied, every enum parsed. {@link DeviceLimits} checks it against what the
@@ -24,8 +26,9 @@ import java.util.Set;
  * @param gidIndex null when not configured: the preflight chooses one per port once the device
  *                 is open ({@link #withGidIndexes}), before {@link DeviceLimits} sees the plan
  */
-record DevicePlan(String name, String property, int port, Integer gidIndex, List<CompletionQueuePlan> completionQueues,
-                  List<CounterPlan> counters, List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
+record DevicePlan(String name, String property, int port, @Nullable Integer gidIndex,
+                  List<CompletionQueuePlan> completionQueues, List<CounterPlan> counters,
+                  List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
 
     /** This plan with every unset GID index (the device's, its QPs' and templates') set to the one chosen for its port. */
     DevicePlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
@@ -54,11 +57,11 @@ record DevicePlan(String name, String property, int port, Integer gidIndex, List
 
     /** A CQ; {@code channelName} is set when the mode sleeps on a completion channel of its own. */
     record CompletionQueuePlan(String name, String property, int entries, CompletionMode mode, Duration pollWindow,
-                               int batchSize, int completionVector, boolean timestamps, String channelName) {
+                               int batchSize, int completionVector, boolean timestamps, @Nullable String channelName) {
     }
 
     /** A completion counter; {@code externalMemory} is null for provider memory. */
-    record CounterPlan(String name, String property, Path externalMemory) {
+    record CounterPlan(String name, String property, @Nullable Path externalMemory) {
     }
 
     /** A PD; its {@code queuePairTemplates} are QPs a listener creates per accepted peer, not beans. */
@@ -81,9 +84,9 @@ record DevicePlan(String name, String property, int port, Integer gidIndex, List
      * @param gidIndex null when neither the QP nor its device configures one (see {@link DevicePlan#gidIndex})
      */
     record QueuePairPlan(String name, String property, String protectionDomain, QueuePairType type, String sendCq,
-                         String recvCq, String srq, String memoryPool, QueuePairCapabilities capabilities, int port,
-                         Integer gidIndex, boolean signalAll, Map<String, Set<CompletionCounterOp>> counters,
-                         SendTimeout sendTimeout) {
+                         String recvCq, @Nullable String srq, @Nullable String memoryPool,
+                         QueuePairCapabilities capabilities, int port, @Nullable Integer gidIndex, boolean signalAll,
+                         Map<String, Set<CompletionCounterOp>> counters, SendTimeout sendTimeout) {
 
         QueuePairPlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
             return gidIndex != null ? this : new QueuePairPlan(name, property, protectionDomain, type, sendCq, recvCq,
@@ -93,6 +96,6 @@ record DevicePlan(String name, String property, int port, Integer gidIndex, List
 
     /** A flow; {@code countersName} is set when it feeds flow counters of its own. */
     record FlowPlan(String name, String property, String queuePair, FlowSpec spec, List<CounterDescription> counters,
-                    String countersName) {
+                    @Nullable String countersName) {
     }
 }

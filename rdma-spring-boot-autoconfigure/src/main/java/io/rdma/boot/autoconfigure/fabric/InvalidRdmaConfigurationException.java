@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code rdma} configuration asks for something the fabric cannot build: a reference to a
  * resource that is not declared, a size out of range, a value that is not one of the allowed
@@ -16,7 +18,8 @@ public class InvalidRdmaConfigurationException extends RuntimeException {
         this(property, problem, action, null);
     }
 
-    public InvalidRdmaConfigurationException(String property, String problem, String action, Throwable cause) {
+    public InvalidRdmaConfigurationException(String property, String problem, String action,
+                                             @Nullable Throwable cause) {
         super("Invalid RDMA configuration at '" + property + "': " + problem, cause);
         this.property = property;
         this.problem = problem;

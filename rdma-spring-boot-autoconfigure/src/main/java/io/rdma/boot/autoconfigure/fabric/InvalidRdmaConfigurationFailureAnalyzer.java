@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.fabric;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -7,7 +8,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 class InvalidRdmaConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidRdmaConfigurationException> {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, InvalidRdmaConfigurationException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, InvalidRdmaConfigurationException cause) {
         String description = "The RDMA configuration is invalid.\n\n    Property: " + cause.property()
                 + "\n    Problem:  " + cause.problem() + "\n";
         return new FailureAnalysis(description, cause.action(), cause);

@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure.fabric;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.VerbsException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -10,7 +11,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 class RdmaResourceCreationFailureAnalyzer extends AbstractFailureAnalyzer<RdmaResourceCreationException> {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, RdmaResourceCreationException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, RdmaResourceCreationException cause) {
         VerbsException failure = cause.verbsFailure();
         String description = "Creating the RDMA " + RdmaResourceCreationException.describe(cause.kind()) + " '"
                 + cause.resourceName() + "' failed; the resources created before it were destroyed again.\n\n"

@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -30,6 +31,7 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.Assert;
 
 /**
  * Registers one bean per declared resource, named after its key, plus {@code rdmaVerbs} (the
@@ -51,8 +53,8 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
     private static final Log logger = LogFactory.getLog(RdmaResourceRegistrar.class);
 
-    private Environment environment;
-    private BeanFactory beanFactory;
+    private @Nullable Environment environment;
+    private @Nullable BeanFactory beanFactory;
 
     @Override
     public void setEnvironment(Environment environment) {
@@ -66,6 +68,8 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+        Assert.state(environment != null, "'environment' must not be null");
+        Assert.state(beanFactory != null, "'beanFactory' must not be null");
         ApplicationConversionService conversion = new ApplicationConversionService();
         conversion.addConverter(new BinaryDataSizeConverter());
         Binder binder = new Binder(ConfigurationPropertySources.get(environment),
@@ -154,7 +158,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
         @Override
         @SuppressWarnings("unchecked") // the options type was compared first
-        public <T> T customize(String name, Class<T> optionsType, T options) {
+        public <T> @Nullable T customize(String name, Class<T> optionsType, T options) {
             T customized = options;
             for (RdmaCustomizer<?> customizer : customizers()) {
                 if (customizer.optionsType() == optionsType && customizer.name().equals(name) && customized != null) {

@@ -14,6 +14,8 @@ import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The devices the simulated fabric creates: those described under {@code rdma.simulated.devices},
  * plus every device named under {@code rdma.devices} that is not described there, so the same
@@ -90,7 +92,7 @@ final class SimulatedDevices {
         return spec.build();
     }
 
-    private static void apply(Integer value, String property, Consumer<Integer> setter) {
+    private static void apply(@Nullable Integer value, String property, Consumer<Integer> setter) {
         if (value != null) {
             CheckedFabricPlan.positive(value, property);
             setter.accept(value);

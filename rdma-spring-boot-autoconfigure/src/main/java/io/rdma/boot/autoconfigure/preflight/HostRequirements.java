@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure.preflight;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the configuration will ask of the host once a device is open.
  *
@@ -11,5 +13,5 @@ package io.rdma.boot.autoconfigure.preflight;
  *                           null when none is
  */
 public record HostRequirements(String deviceProperty, long pinnedBytes, String pinningProperty,
-                               String connectionProperty) {
+                               @Nullable String connectionProperty) {
 }

@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.preflight;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -7,7 +8,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 class RdmaPreflightFailureAnalyzer extends AbstractFailureAnalyzer<RdmaPreflightException> {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, RdmaPreflightException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, RdmaPreflightException cause) {
         String description = "The RDMA preflight check '" + cause.check() + "' failed: the service would fail at its"
                 + " first use of the device.\n\n    Property: " + cause.property() + "\n    Found:    " + cause.found()
                 + "\n    Verb:     " + cause.verb() + " would fail with " + cause.errno() + " (" + cause.errno().code()

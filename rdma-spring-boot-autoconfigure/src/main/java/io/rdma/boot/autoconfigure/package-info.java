@@ -1,0 +1,8 @@
+/**
+ * Auto-configuration of the RDMA fabric declared under the {@code rdma} properties, and of the
+ * programming model's beans over it.
+ */
+@NullMarked
+package io.rdma.boot.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;
