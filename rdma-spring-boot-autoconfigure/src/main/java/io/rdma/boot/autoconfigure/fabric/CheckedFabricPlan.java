@@ -29,6 +29,7 @@ import io.rdma.verbs.provider.simulated.DeviceSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -63,6 +64,7 @@ public final class CheckedFabricPlan implements FabricPlan {
     private final RdmaProperties properties;
     private final List<DevicePlan> devices;
     private final ConnectionPlan connections;
+    private final List<DeclaredResource> resources;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
 
@@ -77,6 +79,7 @@ public final class CheckedFabricPlan implements FabricPlan {
         Map<String, Integer> peersPerTemplate = connections.peersPerTemplate();
         devices.forEach(device -> checkCompletionQueueSizes(device, peersPerTemplate));
         notNegative(properties.getShutdown().getDrainTimeout(), RdmaProperties.PREFIX + ".shutdown.drain-timeout");
+        this.resources = ResourceDeclarations.of(devices, connections);
     }
 
     /** How each declared completion queue is polled, by its name. */
@@ -183,13 +186,13 @@ public final class CheckedFabricPlan implements FabricPlan {
      * queue pair template): a name nothing declares fails the start rather than being ignored.
      */
     void checkCustomized(List<RdmaCustomizer<?>> customizers) {
+        Map<ResourceKind, Set<String>> declaredByKind = new EnumMap<>(ResourceKind.class);
+        resources.forEach(resource -> declaredByKind.computeIfAbsent(resource.kind(), kind -> new TreeSet<>())
+                .add(resource.name()));
+        devices.forEach(device -> device.queuePairTemplates().forEach(template -> declaredByKind
+                .computeIfAbsent(ResourceKind.QUEUE_PAIR, kind -> new TreeSet<>()).add(template.name())));
         for (RdmaCustomizer<?> customizer : customizers) {
-            Set<String> declared = new TreeSet<>();
-            resources().stream().filter(resource -> resource.kind() == customizer.kind())
-                    .forEach(resource -> declared.add(resource.name()));
-            if (customizer.kind() == ResourceKind.QUEUE_PAIR) {
-                declared.addAll(queuePairTemplates().keySet());
-            }
+            Set<String> declared = declaredByKind.getOrDefault(customizer.kind(), Set.of());
             if (!declared.contains(customizer.name())) {
                 String kind = customizer.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
                 throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".devices", "an RdmaCustomizer"
@@ -202,7 +205,7 @@ public final class CheckedFabricPlan implements FabricPlan {
 
     /** Every resource, in creation order; Spring destroys them in the reverse. */
     public List<DeclaredResource> resources() {
-        return ResourceDeclarations.of(devices, connections);
+        return resources;
     }
 
     private void claim(String name, String property) {

@@ -32,6 +32,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.Assert;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Registers one bean per declared resource, named after its key, plus {@code rdmaVerbs} (the
@@ -144,7 +145,17 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         return definition;
     }
 
-    private record BeanFactoryLookup(BeanFactory beanFactory) implements ResourceLookup {
+    private static final class BeanFactoryLookup implements ResourceLookup {
+
+        private final BeanFactory beanFactory;
+        /** The application's customizers, looked up once, when the first resource (the device list) is created. */
+        private final SingletonSupplier<List<RdmaCustomizer<?>>> customizers;
+
+        BeanFactoryLookup(BeanFactory beanFactory) {
+            this.beanFactory = beanFactory;
+            this.customizers = SingletonSupplier.of(() -> beanFactory.getBeanProvider(RdmaCustomizer.class)
+                    .orderedStream().<RdmaCustomizer<?>>map(customizer -> customizer).toList());
+        }
 
         @Override
         public Verbs verbs() {
@@ -169,8 +180,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         }
 
         List<RdmaCustomizer<?>> customizers() {
-            return beanFactory.getBeanProvider(RdmaCustomizer.class).orderedStream()
-                    .<RdmaCustomizer<?>>map(customizer -> customizer).toList();
+            return customizers.obtain();
         }
     }
 }
