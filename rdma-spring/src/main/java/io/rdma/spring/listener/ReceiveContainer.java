@@ -101,7 +101,8 @@ final class ReceiveContainer implements ConnectionObserver {
     /** Posts {@code buffer} under this generation; a buffer that could not be posted goes back to the pool. */
     private void post(PooledBuffer buffer) {
         try {
-            qp.postReceive(request.wrId((long) generation << 32 | buffer.index()).sge(buffer));
+            qp.postReceive(request.reset().wrId((long) generation << 32 | buffer.index())
+                    .addSge(buffer, 0, buffer.capacity()));
             held[buffer.index()] = true;
         } catch (RuntimeException e) {
             held[buffer.index()] = false;

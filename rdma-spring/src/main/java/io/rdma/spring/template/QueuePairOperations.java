@@ -8,6 +8,7 @@ import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
@@ -17,8 +18,10 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +50,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueuePairOperations {
 
-    private static final ValueLayout.OfLong ATOMIC_RESULT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+    /** Every operation completes into the send CQ: its completion finishes the caller's future. */
+    private static final Set<SendFlag> SIGNALED = EnumSet.of(SendFlag.SIGNALED);
+    private static final ValueLayout.OfLong ATOMIC_RESULT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder
+            .nativeOrder());
     /** About 146 years: deadlines this far apart still compare correctly across System.nanoTime's wrap. */
     private static final long LONGEST_WAIT_NANOS = Long.MAX_VALUE / 2;
 
@@ -249,7 +255,8 @@ final class QueuePairOperations {
         long wrId = nextWrId.incrementAndGet();
         inFlight.put(wrId, new InFlight(operation, buffer));
         try {
-            request.reset().wrId(wrId).opcode(operation.opcode()).sge(buffer, operation.payloadLength());
+            request.reset().wrId(wrId).opcode(operation.opcode()).flags(SIGNALED).addSge(buffer, 0, operation
+                    .payloadLength());
             operation.prepare().accept(buffer, request);
             if (qp.tryPostSend(request)) {
                 return true;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Set;
 
 /** {@code struct ibv_mr} (verbs manual §4.1): registered memory, its keys and access rights. */
-public final class MemoryRegion extends VerbsResource {
+public final class MemoryRegion extends VerbsResource implements RegisteredMemory {
 
     private final MemorySegment memory;
     private final Set<AccessFlag> access;

@@ -3,7 +3,7 @@ package io.rdma.verbs.api;
 import java.lang.foreign.MemorySegment;
 
 /** One buffer of a {@link MemoryPool}; {@link #close()} returns it. */
-public final class PooledBuffer implements AutoCloseable {
+public final class PooledBuffer implements RegisteredMemory, AutoCloseable {
 
     private final MemoryPool pool;
     private final int index;

@@ -141,7 +141,8 @@ public final class QueuePair extends VerbsResource {
     public QueuePairEndpoint localEndpoint(ConnectOptions options) {
         ensureOpen();
         PortAttributes attributes = context().queryPort(options.port());
-        return new QueuePairEndpoint(qpNumber(), attributes.lid(), context().queryGid(options.port(), options.gidIndex()),
+        return new QueuePairEndpoint(qpNumber(), attributes.lid(), context().queryGid(options.port(), options
+                .gidIndex()),
                 options.sendPsn());
     }
 
@@ -247,9 +248,11 @@ public final class QueuePair extends VerbsResource {
         return free;
     }
 
+    /** The chain's WRs, each checked for what the API can refuse before any slot is taken. */
     private static int chainLength(SendWorkRequest first) {
         int count = 0;
         for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
+            wr.checkInlineFlag("ibv_post_send");
             count++;
         }
         return count;

@@ -1,17 +1,28 @@
 package io.rdma.verbs.api;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * {@code struct ibv_send_wr} (verbs manual §7.1), mutable and meant to be reused: fill it, post it,
- * fill it again. Posting copies it, so it may be changed as soon as {@code postSend} returns.
- * Chain requests with {@link #next(SendWorkRequest)} to post them with one doorbell (§12.5).
+ * {@link #reset()} it, fill it again. Posting copies it, so it may be changed as soon as
+ * {@code postSend} returns. A new or reset request is a zeroed {@code ibv_send_wr}: opcode SEND, no
+ * flags (so it completes into the send CQ only when {@link SendFlag#SIGNALED} is set), no
+ * scatter/gather entries. Entries are added in order with {@code addSge}; requests are chained in
+ * order with {@link #append(SendWorkRequest)} and posted with one doorbell (verbs manual §12.5).
+ * Not thread-safe: confine a request to one thread from filling it until {@code postSend} returns.
  */
 public final class SendWorkRequest {
 
     private long wrId;
     private SendOpcode opcode = SendOpcode.SEND;
-    private int flags = SendFlag.SIGNALED;
+    private final EnumSet<SendFlag> flags = EnumSet.noneOf(SendFlag.class);
+    private final Set<SendFlag> flagsView = Collections.unmodifiableSet(flags);
+    private int flagMask;
+    /** Entries added with {@link #addInline}: their bytes exist only if the request is INLINE. */
+    private int inlineEntries;
     private final ScatterGatherList sges;
     private int immediateData;
     private long remoteAddress;
@@ -28,15 +39,18 @@ public final class SendWorkRequest {
         this(1);
     }
 
+    /** A request with room for {@code maxSge} scatter/gather entries. */
     public SendWorkRequest(int maxSge) {
         sges = new ScatterGatherList(maxSge, "SendWorkRequest");
     }
 
-    /** Clears everything but the SGE capacity, ready for the next use. */
+    /** Clears everything but the SGE capacity, ready for the next use; unlinks it from its chain. */
     public SendWorkRequest reset() {
         wrId = 0;
         opcode = SendOpcode.SEND;
-        flags = SendFlag.SIGNALED;
+        flags.clear();
+        flagMask = 0;
+        inlineEntries = 0;
         sges.clear();
         immediateData = 0;
         remoteAddress = 0;
@@ -52,10 +66,27 @@ public final class SendWorkRequest {
 
     public SendWorkRequest wrId(long value) { wrId = value; return this; }
     public SendWorkRequest opcode(SendOpcode value) { opcode = value; return this; }
-    /** {@link SendFlag} bits; {@code SIGNALED} by default. */
-    public SendWorkRequest flags(int value) { flags = value; return this; }
     public SendWorkRequest immediateData(int value) { immediateData = value; return this; }
-    public SendWorkRequest next(SendWorkRequest value) { next = value; return this; }
+
+    /** Replaces the request's flags with {@code value}; none until set. */
+    public SendWorkRequest flags(Set<SendFlag> value) {
+        flags.clear();
+        flags.addAll(value);
+        flagMask = SendFlag.mask(flags);
+        return this;
+    }
+
+    /**
+     * Chains {@code request} (and whatever is chained after it) after the last request of this
+     * chain, so {@code a.append(b).append(c)} posts a, b, c in that order.
+     *
+     * @throws IllegalArgumentException when {@code request}'s chain already holds a request of
+     *         this chain, which would make the chain a loop
+     */
+    public SendWorkRequest append(SendWorkRequest request) {
+        WorkRequestChain.tailToAppend(this, request, SendWorkRequest::next, SendWorkRequest::wrId).next = request;
+        return this;
+    }
 
     /** Target of RDMA read/write: remote virtual address and rkey (verbs manual §7.1.2–7.1.3). */
     public SendWorkRequest remote(long address, int remoteKey) {
@@ -83,48 +114,51 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Replaces the scatter/gather list with one entry. */
-    public SendWorkRequest sge(long address, int length, int lkey) {
-        sges.clear();
-        return addSge(address, length, lkey);
-    }
-
-    /** Replaces the scatter/gather list with {@code length} bytes at {@code offset} of a region. */
-    public SendWorkRequest sge(MemoryRegion region, long offset, int length) {
-        sges.clear();
-        sges.add(region.segment(), offset, length, region.lkey());
-        return this;
-    }
-
-    /** Replaces the scatter/gather list with the first {@code length} bytes of a pooled buffer. */
-    public SendWorkRequest sge(PooledBuffer buffer, int length) {
-        sges.clear();
-        sges.add(buffer.segment(), 0, length, buffer.lkey());
+    /**
+     * Adds the entry of {@code length} bytes at {@code offset} of {@code memory}, after the
+     * entries added before it.
+     *
+     * @throws IllegalStateException when the request already holds the entries it was created for
+     * @throws ResourceClosedException when {@code memory} is a closed memory region
+     */
+    public SendWorkRequest addSge(RegisteredMemory memory, long offset, int length) {
+        sges.add(memory.segment(), offset, length, memory.lkey());
         return this;
     }
 
     /**
-     * Inline data needs no lkey (verbs manual §7.1.5); the bytes are copied at post time, through
-     * {@code data}, so its arena must stay open until {@code postSend} returns (a closed one is
-     * refused with EFAULT).
+     * Adds an entry as {@code struct ibv_sge} has it: an address, a length and an lkey. The
+     * provider cannot check such memory; {@link #addSge(RegisteredMemory, long, int)} lets it.
+     *
+     * @throws IllegalStateException when the request already holds the entries it was created for
      */
-    public SendWorkRequest inline(MemorySegment data) {
-        flags |= SendFlag.INLINE;
-        sges.clear();
-        sges.add(data, 0, Math.toIntExact(data.byteSize()), 0);
-        return this;
-    }
-
     public SendWorkRequest addSge(long address, int length, int lkey) {
         sges.add(address, length, lkey);
         return this;
     }
 
+    /**
+     * Adds all of {@code data} as inline data, which needs no lkey (verbs manual §7.1.5): the
+     * request must carry {@link SendFlag#INLINE} (posting it without is refused with EINVAL). The
+     * bytes are copied at post time, through {@code data}, so its arena must stay open until
+     * {@code postSend} returns (a closed one is refused with EFAULT).
+     *
+     * @throws IllegalStateException when the request already holds the entries it was created for
+     */
+    public SendWorkRequest addInline(MemorySegment data) {
+        sges.add(data, 0, Math.toIntExact(data.byteSize()), 0);
+        inlineEntries++;
+        return this;
+    }
+
     public long wrId() { return wrId; }
     public SendOpcode opcode() { return opcode; }
-    public int flags() { return flags; }
-    public boolean isSignaled() { return (flags & SendFlag.SIGNALED) != 0; }
-    public boolean hasFlag(int flag) { return (flags & flag) != 0; }
+    /** The request's flags, as a read-only view that follows later changes. */
+    public Set<SendFlag> flags() { return flagsView; }
+    /** The flags as {@code ibv_send_wr.send_flags} holds them: the OR of their {@link SendFlag#bit()}s. */
+    public int flagMask() { return flagMask; }
+    public boolean isSignaled() { return (flagMask & SendFlag.SIGNALED.bit()) != 0; }
+    public boolean hasFlag(SendFlag flag) { return (flagMask & flag.bit()) != 0; }
     public int sgeCount() { return sges.count(); }
     public long sgeAddress(int index) { return sges.address(index); }
     public int sgeLength(int index) { return sges.length(index); }
@@ -165,10 +199,20 @@ public final class SendWorkRequest {
     public AddressHandle addressHandle() { return addressHandle; }
     public int remoteQpNumber() { return remoteQpNumber; }
     public int remoteQkey() { return remoteQkey; }
+    /** The request chained after this one, or null at the end of the chain. */
     public SendWorkRequest next() { return next; }
 
     /** Total bytes of the scatter/gather list. */
     public long totalLength() {
         return sges.totalLength();
+    }
+
+    /** EINVAL ({@code verb}) when inline entries were added but {@link SendFlag#INLINE} is not set. */
+    void checkInlineFlag(String verb) {
+        if (inlineEntries > 0 && !hasFlag(SendFlag.INLINE)) {
+            throw new VerbsException(verb, Errno.EINVAL, "WR " + wrId + " holds inline data without SendFlag.INLINE",
+                    "add SendFlag.INLINE to the request's flags, or name registered memory with addSge")
+                    .withBadWorkRequest(wrId);
+        }
     }
 }

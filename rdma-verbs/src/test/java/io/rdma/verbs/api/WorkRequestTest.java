@@ -4,11 +4,19 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Reusable send and receive work requests: bounded SGE lists, a full reset, unsigned lengths. */
+/**
+ * Reusable send and receive work requests as {@code struct ibv_send_wr} / {@code ibv_recv_wr}
+ * have them: zeroed when new (no flags), entries and chains kept in the order they were added,
+ * bounded SGE lists, a full reset, unsigned lengths.
+ */
 class WorkRequestTest {
 
     @Test
@@ -16,22 +24,64 @@ class WorkRequestTest {
         SendWorkRequest wr = new SendWorkRequest(2).addSge(0x1000, 8, 1).addSge(0x2000, 16, 1);
 
         assertThat(wr.sgeCount()).isEqualTo(2);
+        assertThat(wr.sgeAddress(0)).as("entries in the order they were added").isEqualTo(0x1000);
+        assertThat(wr.sgeAddress(1)).isEqualTo(0x2000);
         assertThat(wr.totalLength()).isEqualTo(24);
         assertThatIllegalStateException().isThrownBy(() -> wr.addSge(0x3000, 8, 1))
                 .withMessageContaining("at most 2").withMessageContaining("new SendWorkRequest(maxSge)");
-        assertThat(wr.sge(0x4000, 4, 2).sgeCount()).as("sge(...) replaces the list").isEqualTo(1);
+        assertThat(wr.reset().addSge(0x4000, 4, 2).sgeCount()).as("reset empties the list").isEqualTo(1);
+    }
+
+    @Test
+    void aNewSendRequestCarriesNoFlagsUntilSet() {
+        SendWorkRequest wr = new SendWorkRequest();
+        Set<SendFlag> view = wr.flags();
+
+        assertThat(view).as("a zeroed ibv_send_wr: unsignaled").isEmpty();
+        assertThat(wr.isSignaled()).isFalse();
+        wr.flags(EnumSet.of(SendFlag.SIGNALED, SendFlag.SOLICITED));
+        assertThat(view).as("the view follows the request")
+                .containsExactlyInAnyOrder(SendFlag.SIGNALED, SendFlag.SOLICITED);
+        assertThat(wr.flagMask()).as("IBV_SEND_SIGNALED | IBV_SEND_SOLICITED").isEqualTo(2 | 4);
+        assertThatThrownBy(() -> view.add(SendFlag.FENCE)).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(wr.flags(Set.of(SendFlag.FENCE)).flags()).as("flags(...) replaces them")
+                .containsExactly(SendFlag.FENCE);
+    }
+
+    @Test
+    void chainsKeepTheOrderTheyWereBuiltIn() {
+        SendWorkRequest first = new SendWorkRequest().wrId(1);
+        SendWorkRequest second = new SendWorkRequest().wrId(2);
+        SendWorkRequest third = new SendWorkRequest().wrId(3);
+
+        first.append(second).append(third);
+
+        assertThat(first.next()).isSameAs(second);
+        assertThat(second.next()).isSameAs(third);
+        assertThat(third.next()).isNull();
+        assertThatIllegalArgumentException().isThrownBy(() -> third.append(first)).withMessageContaining("loop");
+        assertThatIllegalArgumentException().isThrownBy(() -> first.append(second)).withMessageContaining("loop");
+
+        ReceiveWorkRequest receive = new ReceiveWorkRequest().wrId(7);
+        ReceiveWorkRequest after = new ReceiveWorkRequest().wrId(8);
+        receive.append(after).append(new ReceiveWorkRequest().wrId(9));
+        assertThat(receive.next().next().wrId()).isEqualTo(9);
+        assertThatIllegalArgumentException().isThrownBy(() -> after.append(receive));
+        assertThat(receive.reset().next()).isNull();
     }
 
     @Test
     void resetRestoresTheDefaultsOfANewRequest() {
-        SendWorkRequest wr = new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_WRITE).flags(SendFlag.FENCE)
-                .immediateData(9).remote(0x10, 3).atomic(1, 2).sge(0x1000, 8, 1).next(new SendWorkRequest());
+        SendWorkRequest wr = new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_WRITE)
+                .flags(EnumSet.of(SendFlag.FENCE, SendFlag.SIGNALED)).immediateData(9).remote(0x10, 3).atomic(1, 2)
+                .addSge(0x1000, 8, 1).append(new SendWorkRequest());
 
         wr.reset();
 
         assertThat(wr.wrId()).isZero();
         assertThat(wr.opcode()).isEqualTo(SendOpcode.SEND);
-        assertThat(wr.isSignaled()).isTrue();
+        assertThat(wr.flags()).isEmpty();
+        assertThat(wr.flagMask()).isZero();
         assertThat(wr.sgeCount()).isZero();
         assertThat(wr.remoteAddress()).isZero();
         assertThat(wr.compareAdd()).isZero();
@@ -39,13 +89,12 @@ class WorkRequestTest {
     }
 
     @Test
-    void inlineMarksTheRequestInlineAndNeedsNoLkey() {
+    void inlineDataNeedsNoLkeyAndLeavesTheFlagsAlone() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = arena.allocate(12);
-            SendWorkRequest wr = new SendWorkRequest().inline(data);
+            SendWorkRequest wr = new SendWorkRequest().addInline(data);
 
-            assertThat(wr.hasFlag(SendFlag.INLINE)).isTrue();
-            assertThat(wr.isSignaled()).isTrue();
+            assertThat(wr.flags()).as("addInline never sets INLINE behind the caller's back").isEmpty();
             assertThat(wr.sgeAddress(0)).isEqualTo(data.address());
             assertThat(wr.sgeLength(0)).isEqualTo(12);
             assertThat(wr.sgeLkey(0)).isZero();
@@ -63,7 +112,7 @@ class WorkRequestTest {
 
     @Test
     void receiveRequestHoldsAtMostItsSgeCapacity() {
-        ReceiveWorkRequest wr = new ReceiveWorkRequest().sge(0x1000, 64, 3);
+        ReceiveWorkRequest wr = new ReceiveWorkRequest().addSge(0x1000, 64, 3);
 
         assertThatIllegalStateException().isThrownBy(() -> wr.addSge(0x2000, 8, 3)).withMessageContaining("at most 1");
         assertThat(wr.sgeLkey(0)).isEqualTo(3);

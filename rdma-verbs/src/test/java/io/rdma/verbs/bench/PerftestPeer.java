@@ -65,7 +65,7 @@ final class PerftestPeer {
         sendCompletions = new CompletionBatch(Math.min(sendDepth, 16));
         receives = new ReceiveWorkRequest[receiveDepth];
         for (int i = 0; i < receiveDepth; i++) {
-            receives[i] = new ReceiveWorkRequest().wrId(i).sge(buffer, 0, bufferBytes);
+            receives[i] = new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, bufferBytes);
         }
     }
 
@@ -90,16 +90,17 @@ final class PerftestPeer {
 
     /** A signaled SEND of the whole buffer, inline when it fits, as ib_send_lat posts it. */
     void prepareSend() {
-        int flags = SendFlag.SIGNALED;
+        EnumSet<SendFlag> flags = EnumSet.of(SendFlag.SIGNALED);
         if (buffer.length() <= qp.capabilities().maxInlineData()) {
-            flags |= SendFlag.INLINE;
+            flags.add(SendFlag.INLINE);
         }
-        send.opcode(SendOpcode.SEND).flags(flags).sge(buffer, 0, (int) buffer.length());
+        send.reset().opcode(SendOpcode.SEND).flags(flags).addSge(buffer, 0, (int) buffer.length());
     }
 
     /** A signaled RDMA WRITE of the whole buffer into {@code target}'s buffer, as ib_write_bw posts it. */
     void prepareWrite(PerftestPeer target) {
-        send.opcode(SendOpcode.RDMA_WRITE).flags(SendFlag.SIGNALED).sge(buffer, 0, (int) buffer.length())
+        send.reset().opcode(SendOpcode.RDMA_WRITE).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, (int) buffer
+                .length())
                 .remote(target.buffer.remote());
     }
 

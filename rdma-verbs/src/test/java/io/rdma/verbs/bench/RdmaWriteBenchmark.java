@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,11 +46,11 @@ public class RdmaWriteBenchmark {
         pair = new LoopbackPair(BATCH * 4, (long) BATCH * size);
         for (int i = 0; i < BATCH; i++) {
             writes[i] = new SendWorkRequest().wrId(i).opcode(SendOpcode.RDMA_WRITE)
-                    .flags(i == BATCH - 1 ? SendFlag.SIGNALED : 0)
-                    .sge(pair.senderMemory, (long) i * size, size)
+                    .flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
+                    .addSge(pair.senderMemory, (long) i * size, size)
                     .remote(pair.receiverMemory.remote((long) i * size, size));
             if (i > 0) {
-                writes[i - 1].next(writes[i]);
+                writes[i - 1].append(writes[i]);
             }
         }
     }

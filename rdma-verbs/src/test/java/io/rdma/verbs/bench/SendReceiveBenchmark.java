@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,12 +44,13 @@ public class SendReceiveBenchmark {
     public void connect() {
         pair = new LoopbackPair(BATCH * 4, BATCH * MESSAGE);
         for (int i = 0; i < BATCH; i++) {
-            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? SendFlag.SIGNALED : 0)
-                    .sge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
-            receives[i] = new ReceiveWorkRequest().wrId(i).sge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
+            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
+                    .noneOf(SendFlag.class))
+                    .addSge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
+            receives[i] = new ReceiveWorkRequest().wrId(i).addSge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
             if (i > 0) {
-                sends[i - 1].next(sends[i]);
-                receives[i - 1].next(receives[i]);
+                sends[i - 1].append(sends[i]);
+                receives[i - 1].append(receives[i]);
             }
         }
     }

@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -55,17 +56,18 @@ public class SendReceivePairBenchmark {
         pair = new LoopbackPair(BATCH * chains, BATCH * MESSAGE);
         receiveChains = new ReceiveWorkRequest[chains][BATCH];
         for (int i = 0; i < BATCH; i++) {
-            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? SendFlag.SIGNALED : 0)
-                    .sge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
+            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
+                    .noneOf(SendFlag.class))
+                    .addSge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
             if (i > 0) {
-                sends[i - 1].next(sends[i]);
+                sends[i - 1].append(sends[i]);
             }
         }
         for (ReceiveWorkRequest[] chain : receiveChains) {
             for (int i = 0; i < BATCH; i++) {
-                chain[i] = new ReceiveWorkRequest().wrId(i).sge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
+                chain[i] = new ReceiveWorkRequest().wrId(i).addSge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
                 if (i > 0) {
-                    chain[i - 1].next(chain[i]);
+                    chain[i - 1].append(chain[i]);
                 }
             }
             pair.receiver.postReceive(chain[0]);

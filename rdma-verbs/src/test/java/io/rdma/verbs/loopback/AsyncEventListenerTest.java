@@ -7,12 +7,14 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -62,10 +64,10 @@ class AsyncEventListenerTest {
                 LoopbackFabric.DEFAULT_CAPABILITIES);
         fabric.connect(requester, responder, fabric.connectOptions());
         MemoryRegion buffer = fabric.region(64);
-        srq.postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
-        srq.postReceive(new ReceiveWorkRequest().wrId(2).sge(buffer, 0, 64));
+        srq.postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64));
+        srq.postReceive(new ReceiveWorkRequest().wrId(2).addSge(buffer, 0, 64));
         srq.armLimit(2);
-        requester.postSend(new SendWorkRequest().wrId(3).sge(buffer, 0, 8));
+        requester.postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8));
         Completions.awaitOne(responder.receiveCompletionQueue());
         return srq;
     }

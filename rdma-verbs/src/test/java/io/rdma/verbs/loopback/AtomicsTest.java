@@ -7,6 +7,7 @@ import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
@@ -74,8 +75,9 @@ class AtomicsTest {
 
     @Test
     void misalignedRemoteAddressIsAnInvalidRequest() {
-        SendWorkRequest misaligned = new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
-                .atomic(1, 0).sge(result, 0, 8).remote(remote.remote(4, 8));
+        SendWorkRequest misaligned = new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
+                .atomic(1, 0).addSge(result, 0, 8).remote(remote.remote(4, 8));
 
         VerbsException refusedAtPost = catchThrowableOfType(VerbsException.class,
                 () -> loopback.requester().postSend(misaligned));
@@ -100,8 +102,9 @@ class AtomicsTest {
         MemoryRegion noAtomics = fabric.region(64, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_WRITE));
         noAtomics.segment().set(JAVA_LONG, 0, 42);
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
-                .atomic(1, 0).sge(result, 0, 8).remote(noAtomics.remote(0, 8)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
+                .atomic(1, 0).addSge(result, 0, 8).remote(noAtomics.remote(0, 8)));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
         assertThat(noAtomics.segment().get(JAVA_LONG, 0)).isEqualTo(42);
@@ -110,14 +113,16 @@ class AtomicsTest {
     @Test
     void localBufferOtherThanEightBytesIsRefusedAtPost() {
         VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL, () -> loopback.requester().postSend(
-                new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).atomic(1, 0)
-                        .sge(result, 0, 4).remote(remote.remote(8, 8))));
+                new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).atomic(1, 0)
+                        .addSge(result, 0, 4).remote(remote.remote(8, 8))));
         assertThat(loopback.requester().outstandingSends()).isZero();
     }
 
     private Completion post(SendOpcode opcode, long compareOrAdd, long swap) {
-        loopback.requester().postSend(new SendWorkRequest().wrId(opcode.value()).opcode(opcode)
-                .atomic(compareOrAdd, swap).sge(result, 0, 8).remote(remote.remote(8, 8)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(opcode.value()).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(opcode)
+                .atomic(compareOrAdd, swap).addSge(result, 0, 8).remote(remote.remote(8, 8)));
         Completion done = Completions.awaitOne(loopback.requesterCq());
         assertThat(done.wrId()).isEqualTo(opcode.value());
         return done;

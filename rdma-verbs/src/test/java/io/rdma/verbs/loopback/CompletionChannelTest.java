@@ -11,12 +11,14 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -48,12 +50,13 @@ class CompletionChannelTest {
 
     @Test
     void awaitCompletionsWakesUpForASendPostedByAnotherThread() throws Exception {
-        responder.postReceive(new ReceiveWorkRequest().wrId(33).sge(buffer, 128, 128));
+        responder.postReceive(new ReceiveWorkRequest().wrId(33).addSge(buffer, 128, 128));
         Payloads.fill(buffer.segment(), 0, 40, 30);
         CompletionBatch batch = new CompletionBatch(4);
 
         CompletableFuture<Void> sender = CompletableFuture.runAsync(
-                () -> requester.postSend(new SendWorkRequest().wrId(1).sge(buffer, 0, 40)));
+                () -> requester.postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 40)));
         int arrived = waitedOn.awaitCompletions(batch, LoopbackFabric.WAIT);
         sender.get(LoopbackFabric.WAIT.toSeconds(), TimeUnit.SECONDS);
 
@@ -79,10 +82,10 @@ class CompletionChannelTest {
 
     @Test
     void armedQueueSignalsItsChannelOnTheNextCompletion() throws Exception {
-        responder.postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 256));
+        responder.postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 256));
         waitedOn.requestNotify(false);
 
-        requester.postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, 8));
+        requester.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8));
         Optional<CompletionQueue> signalled = channel.awaitEvent(LoopbackFabric.WAIT);
 
         assertThat(signalled).containsSame(waitedOn);

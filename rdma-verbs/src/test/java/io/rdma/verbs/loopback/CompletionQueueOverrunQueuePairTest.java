@@ -8,11 +8,14 @@ import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -65,14 +68,15 @@ class CompletionQueueOverrunQueuePairTest {
         int capacity = small.capacity();
         QueuePair requester = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(4 * capacity), null,
                 QueuePairCapabilities.of(capacity + 1, 1));
-        QueuePair responder = fabric.queuePair(QueuePairType.RC, small, null, QueuePairCapabilities.of(1, capacity + 1));
+        QueuePair responder = fabric.queuePair(QueuePairType.RC, small, null, QueuePairCapabilities
+                .of(1, capacity + 1));
         fabric.connect(requester, responder, fabric.connectOptions());
         for (int i = 0; i <= capacity; i++) {
-            responder.postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            responder.postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
 
         for (int i = 0; i <= capacity; i++) {
-            requester.postSend(new SendWorkRequest().wrId(i).sge(buffer, 0, 8));
+            requester.postSend(new SendWorkRequest().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8));
         }
 
         fabric.awaitEvent(AsyncEventType.CQ_ERR, e -> e.resource() == small);
@@ -90,7 +94,8 @@ class CompletionQueueOverrunQueuePairTest {
     }
 
     private SendWorkRequest write(long wrId) {
-        return new SendWorkRequest().wrId(wrId).opcode(SendOpcode.RDMA_WRITE).sge(buffer, 0, 8)
+        return new SendWorkRequest().wrId(wrId).flags(EnumSet.of(SendFlag.SIGNALED)).opcode(SendOpcode.RDMA_WRITE)
+                .addSge(buffer, 0, 8)
                 .remote(buffer.remote(32, 8));
     }
 }

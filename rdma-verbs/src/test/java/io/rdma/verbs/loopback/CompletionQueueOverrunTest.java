@@ -8,10 +8,13 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +36,8 @@ class CompletionQueueOverrunTest {
         MemoryRegion buffer = fabric.region(64);
 
         for (int i = 0; i <= capacity; i++) {
-            requester.postSend(new SendWorkRequest().wrId(i).opcode(SendOpcode.RDMA_WRITE).sge(buffer, 0, 8)
+            requester.postSend(new SendWorkRequest().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .opcode(SendOpcode.RDMA_WRITE).addSge(buffer, 0, 8)
                     .remote(buffer.remote(32, 8)));
         }
 

@@ -6,11 +6,13 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +27,8 @@ class CompletionTimestampTest {
     @Test
     void completionsOfATimestampingQueueCarryAMonotonicDeviceClock() {
         assumeTrue(fabric.deviceAttributes().completionTimestamps(), "the device reports no completion timestamps");
-        CompletionQueue stamped = fabric.context().createCompletionQueue(CompletionQueueOptions.of(64).withTimestamps());
+        CompletionQueue stamped = fabric.context().createCompletionQueue(CompletionQueueOptions.of(64)
+                .withTimestamps());
         List<Completion> completions = writeThreeTimes(stamped);
 
         assertThat(completions).allSatisfy(c -> {
@@ -50,7 +53,8 @@ class CompletionTimestampTest {
         MemoryRegion source = fabric.region(64);
         MemoryRegion target = fabric.region(64);
         for (int i = 0; i < 3; i++) {
-            requester.postSend(new SendWorkRequest().wrId(i).opcode(SendOpcode.RDMA_WRITE).sge(source, 0, 64)
+            requester.postSend(new SendWorkRequest().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .opcode(SendOpcode.RDMA_WRITE).addSge(source, 0, 64)
                     .remote(target.remote()));
         }
         return Completions.await(cq, 3);

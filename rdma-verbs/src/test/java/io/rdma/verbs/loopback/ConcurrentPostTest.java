@@ -7,11 +7,13 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +43,7 @@ class ConcurrentPostTest {
         for (int i = 0; i < TOTAL; i++) {
             messages.segment().setAtIndex(JAVA_INT, i, i);
             arrivals.segment().setAtIndex(JAVA_INT, i, -1);
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(arrivals, i * 4L, 4));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(arrivals, i * 4L, 4));
         }
 
         CountDownLatch start = new CountDownLatch(1);
@@ -56,7 +58,8 @@ class ConcurrentPostTest {
                     throw new IllegalStateException(e);
                 }
                 for (int i = first; i < first + PER_THREAD; i++) {
-                    requester.postSend(wr.reset().wrId(i).sge(messages, i * 4L, 4));
+                    requester.postSend(wr.reset().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED))
+                            .addSge(messages, i * 4L, 4));
                 }
             }));
         }

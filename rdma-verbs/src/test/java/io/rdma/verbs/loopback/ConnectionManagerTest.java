@@ -11,6 +11,7 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -79,9 +81,10 @@ class ConnectionManagerTest {
                 assertThat(clientQp.state()).isEqualTo(QueuePairState.RTS);
                 assertThat(serverQp.state()).isEqualTo(QueuePairState.RTS);
 
-                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).sge(serverBuffer, 0, 4096));
+                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).addSge(serverBuffer, 0, 4096));
                 clientBuffer.segment().setString(0, "over rdma_cm");
-                clientQp.postSend(new SendWorkRequest().wrId(2).sge(clientBuffer, 0, 13));
+                clientQp.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(clientBuffer, 0, 13));
                 Completion received = Completions.awaitOne(serverQp.receiveCompletionQueue());
                 assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(serverBuffer.segment().getString(0)).isEqualTo("over rdma_cm");

@@ -10,11 +10,14 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,13 +50,14 @@ class FaultInjectionTest {
     void portDownExhaustsRetriesAndRaisesPortEvents() throws InterruptedException {
         Loopback loopback = fabric.pair(QueuePairType.RC)
                 .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 2, 7, 1).build());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 4096));
 
         control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
         AsyncEvent down = fabric.awaitEvent(AsyncEventType.PORT_ERR, e -> e.portNumber() == fabric.port());
         assertThat(down.resource()).isNull();
         assertThat(fabric.portAttributes().state()).isEqualTo(PortState.DOWN);
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 64));
 
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
@@ -68,10 +72,11 @@ class FaultInjectionTest {
     void reliableConnectionRetransmitsADroppedPacket() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
                 .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 7, 7, 1).build());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 4096));
 
         control.dropPackets(fabric.deviceName(), fabric.port(), 1);
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 3000));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 3000));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         Completion received = Completions.awaitOne(loopback.responderCq());
@@ -84,10 +89,11 @@ class FaultInjectionTest {
     void reliableConnectionGivesUpAfterRetryCount() {
         Loopback loopback = fabric.pair(QueuePairType.RC)
                 .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 2, 7, 1).build());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 4096));
 
         control.dropPackets(fabric.deviceName(), fabric.port(), 1000);
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 64));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
         assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
@@ -96,14 +102,16 @@ class FaultInjectionTest {
     @Test
     void unreliableConnectionLosesADroppedMessageSilently() {
         Loopback loopback = fabric.connectedPair(QueuePairType.UC);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 4096));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 4096));
 
         control.dropPackets(fabric.deviceName(), fabric.port(), 1);
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 64));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(Completions.pollNow(loopback.responderCq())).as("the lost message").isEmpty();
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 128));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 128));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         Completion received = Completions.awaitOne(loopback.responderCq());
         assertThat(received.wrId()).isEqualTo(1);
@@ -114,7 +122,7 @@ class FaultInjectionTest {
     @Test
     void failedQueuePairGoesToErrorWithAFatalEvent() throws InterruptedException {
         Loopback loopback = fabric.connectedPair(QueuePairType.RC);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).sge(target, 0, 4096));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).addSge(target, 0, 4096));
 
         control.failQueuePair(fabric.deviceName(), loopback.responder().qpNumber());
 

@@ -13,11 +13,13 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -105,7 +107,7 @@ class FlowCounterTest {
         QueuePair preferred = fabric.queuePair(QueuePairType.RAW_PACKET, fabric.completionQueue(16), null,
                 LoopbackFabric.DEFAULT_CAPABILITIES);
         preferred.connect(null, fabric.connectOptions());
-        preferred.postReceive(new ReceiveWorkRequest().wrId(100).sge(receiveBuffers, 15L * SLOT, SLOT));
+        preferred.postReceive(new ReceiveWorkRequest().wrId(100).addSge(receiveBuffers, 15L * SLOT, SLOT));
         receiver.createFlow(udpTo(UDP_PORT).withPriority(1), null);
         preferred.createFlow(udpTo(UDP_PORT).withPriority(0), null);
 
@@ -173,7 +175,7 @@ class FlowCounterTest {
         frames = fabric.region(16L * SLOT);
         receiveBuffers = fabric.region(16L * SLOT);
         for (int i = 0; i < 15; i++) {
-            receiver.postReceive(new ReceiveWorkRequest().wrId(i).sge(receiveBuffers, (long) i * SLOT, SLOT));
+            receiver.postReceive(new ReceiveWorkRequest().wrId(i).addSge(receiveBuffers, (long) i * SLOT, SLOT));
         }
     }
 
@@ -188,7 +190,8 @@ class FlowCounterTest {
         long offset = (long) framesSent * SLOT;
         int length = EthernetFrames.write(frames.segment().asSlice(offset, SLOT), RECEIVER_MAC, SENDER_MAC, SENDER_IP,
                 RECEIVER_IP, protocol, 12345, port, payload);
-        sender.postSend(new SendWorkRequest().wrId(framesSent).sge(frames, offset, length));
+        sender.postSend(new SendWorkRequest().wrId(framesSent).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(frames, offset, length));
         framesSent++;
         assertThat(Completions.awaitOne(sender.sendCompletionQueue()).status()).isEqualTo(CompletionStatus.SUCCESS);
         return length;

@@ -6,11 +6,13 @@ import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -71,8 +73,10 @@ class MemoryPoolTest {
         PooledBuffer incoming = pool.lease();
         Payloads.fill(outgoing.segment(), 0, 300, 110);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(incoming.index()).sge(incoming));
-        loopback.requester().postSend(new SendWorkRequest().wrId(outgoing.index()).sge(outgoing, 300));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(incoming.index()).addSge(incoming, 0, incoming
+                .capacity()));
+        loopback.requester().postSend(new SendWorkRequest().wrId(outgoing.index()).flags(EnumSet
+                .of(SendFlag.SIGNALED)).addSge(outgoing, 0, 300));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());
         Completion received = Completions.awaitOne(loopback.responderCq());

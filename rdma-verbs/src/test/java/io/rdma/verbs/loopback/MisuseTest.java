@@ -11,6 +11,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
 import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -56,7 +58,8 @@ class MisuseTest {
         SendWorkRequest wr = new SendWorkRequest();
 
         for (int i = 0; i < depth + 1; i++) {
-            assertThatThrownBy(() -> requester.postSend(wr.reset().wrId(1).sge(buffer, 0, 64)
+            assertThatThrownBy(() -> requester.postSend(wr.reset().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .addSge(buffer, 0, 64)
                     .datagram(closed, datagrams.responder().qpNumber(), qkey)))
                     .isInstanceOf(ResourceClosedException.class);
         }
@@ -64,8 +67,9 @@ class MisuseTest {
 
         AddressHandle open = fabric.pd().createAddressHandle(datagrams.responder()
                 .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
-        datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(3).sge(buffer, 0, 4096));
-        requester.postSend(wr.reset().wrId(2).sge(buffer, 0, 64).datagram(open, datagrams.responder().qpNumber(),
+        datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(3).addSge(buffer, 0, 4096));
+        requester.postSend(wr.reset().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 64)
+                .datagram(open, datagrams.responder().qpNumber(),
                 qkey));
         assertThat(Completions.awaitOne(datagrams.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(Completions.awaitOne(datagrams.responderCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -91,9 +95,10 @@ class MisuseTest {
         }
         loopback.connect(fabric.connectOptions());
         MemoryRegion buffer = fabric.region(64);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, 8));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 8));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(Completions.awaitOne(loopback.responderCq()).status()).isEqualTo(CompletionStatus.SUCCESS);

@@ -6,12 +6,15 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,9 +43,10 @@ class PacketSequenceTest {
         MemoryRegion remote = fabric.region(10000);
         int sendPsnBefore = loopback.requester().query().sendPsn();
         int receivePsnBefore = loopback.responder().query().receivePsn();
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(remote, 0, 10000));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(remote, 0, 10000));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).opcode(opcode).sge(local, 0, bytes)
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(opcode).addSge(local, 0, bytes)
                 .remote(remote.remote(0, Math.max(bytes, 1))));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -58,7 +62,8 @@ class PacketSequenceTest {
     @Test
     void requesterAheadOfTheExpectedPsnRunsOutOfRetries() {
         Loopback loopback = fabric.pair(QueuePairType.RC);
-        ConnectOptions options = fabric.connectOptions().toBuilder().retries(SHORT_ACK_TIMEOUT, ONE_RETRY, 7, 12).build();
+        ConnectOptions options = fabric.connectOptions().toBuilder().retries(SHORT_ACK_TIMEOUT, ONE_RETRY, 7, 12)
+                .build();
         MemoryRegion buffer = fabric.region(64);
         ConnectOptions responderOptions = options.toBuilder().sendPsn(RESPONDER_SENDS).build();
         // the requester advertises the PSN the responder will expect, then starts 1000 ahead of it
@@ -66,9 +71,10 @@ class PacketSequenceTest {
         loopback.responder().connect(loopback.requester().localEndpoint(advertised), responderOptions);
         loopback.requester().connect(loopback.responder().localEndpoint(responderOptions),
                 options.toBuilder().sendPsn(RESPONDER_EXPECTS + 1000).build());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, 32));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 32));
 
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(2);

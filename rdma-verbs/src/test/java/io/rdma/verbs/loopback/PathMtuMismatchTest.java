@@ -7,11 +7,14 @@ import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -35,9 +38,10 @@ class PathMtuMismatchTest {
     void messageOfOnePacketAtEitherMtuGetsThrough() {
         Loopback loopback = connect(true);
         MemoryRegion buffer = fabric.region(2L * larger.bytes());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 2 * larger.bytes()));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 2 * larger.bytes()));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, smaller.bytes()));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, smaller.bytes()));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(Completions.awaitOne(loopback.responderCq()).byteLength()).isEqualTo(smaller.bytes());
@@ -48,9 +52,10 @@ class PathMtuMismatchTest {
     void multiPacketMessageIsAnInvalidRequest(boolean requesterHasTheLargerMtu) {
         Loopback loopback = connect(requesterHasTheLargerMtu);
         MemoryRegion buffer = fabric.region(2L * larger.bytes());
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 2 * larger.bytes()));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 2 * larger.bytes()));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(buffer, 0, 2 * larger.bytes()));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 2 * larger.bytes()));
 
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(2);
@@ -71,8 +76,10 @@ class PathMtuMismatchTest {
         ConnectOptions options = fabric.connectOptions();
         var requesterEnd = loopback.requester().localEndpoint(options);
         var responderEnd = loopback.responder().localEndpoint(options);
-        loopback.requester().connect(responderEnd, options.toBuilder().pathMtu(requesterHasTheLargerMtu ? larger : smaller).build());
-        loopback.responder().connect(requesterEnd, options.toBuilder().pathMtu(requesterHasTheLargerMtu ? smaller : larger).build());
+        loopback.requester().connect(responderEnd, options.toBuilder()
+                .pathMtu(requesterHasTheLargerMtu ? larger : smaller).build());
+        loopback.responder().connect(requesterEnd, options.toBuilder()
+                .pathMtu(requesterHasTheLargerMtu ? smaller : larger).build());
         return loopback;
     }
 }

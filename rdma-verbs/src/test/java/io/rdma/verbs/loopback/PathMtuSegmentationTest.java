@@ -5,12 +5,14 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 
@@ -44,12 +46,14 @@ class PathMtuSegmentationTest {
         Optional<String> received = firstPresent(before, RCV_PACKETS, RXE_RECEIVED_PACKETS);
         assumeTrue(sent.isPresent() && received.isPresent(),
                 "the device exposes no port packet counters: " + before.keySet());
-        Loopback loopback = fabric.pair(QueuePairType.UC).connect(fabric.connectOptions().toBuilder().pathMtu(pathMtu).build());
+        Loopback loopback = fabric.pair(QueuePairType.UC).connect(fabric.connectOptions().toBuilder().pathMtu(pathMtu)
+                .build());
         MemoryRegion source = fabric.region(Math.max(bytes, 1));
         MemoryRegion target = fabric.region(Math.max(bytes, 1));
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, Math.max(bytes, 1)));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, Math.max(bytes, 1)));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(source, 0, bytes));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, bytes));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(Completions.awaitOne(loopback.responderCq()).byteLength()).isEqualTo(bytes);
 

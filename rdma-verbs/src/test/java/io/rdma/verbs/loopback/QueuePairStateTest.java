@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,7 +52,8 @@ class QueuePairStateTest {
         walkTo(requester, state);
 
         VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL,
-                () -> requester.postSend(new SendWorkRequest().wrId(1).sge(buffer, 0, 8)));
+                () -> requester.postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 8)));
         assertThat(requester.state()).isEqualTo(state);
         assertThat(requester.outstandingSends()).isZero();
     }
@@ -58,17 +61,18 @@ class QueuePairStateTest {
     @Test
     void receiveInResetIsInvalid() {
         VerbsErrors.expectFailure("ibv_post_recv", Errno.EINVAL,
-                () -> loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64)));
+                () -> loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64)));
     }
 
     @Test
     void receivePostedInInitIsUsedOnceConnected() {
         loopback.responder().toInit(options);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).sge(buffer, 1024, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).addSge(buffer, 1024, 64));
         Payloads.fill(buffer.segment(), 0, 64, 50);
 
         fabric.connect(loopback.requester(), loopback.responder(), options);
-        loopback.requester().postSend(new SendWorkRequest().wrId(6).sge(buffer, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(6).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 64));
 
         Completion received = Completions.awaitOne(loopback.responderCq());
         assertThat(received.wrId()).isEqualTo(5);
@@ -105,7 +109,8 @@ class QueuePairStateTest {
         loopback.connect(options);
         loopback.requester().toError();
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(7).sge(buffer, 0, 8));
+        loopback.requester().postSend(new SendWorkRequest().wrId(7).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 8));
 
         Completion flushed = Completions.awaitOne(loopback.requesterCq());
         assertThat(flushed.wrId()).isEqualTo(7);
@@ -121,7 +126,7 @@ class QueuePairStateTest {
         loopback.connect(options);
         loopback.responder().toError();
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(8).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(8).addSge(buffer, 0, 64));
 
         Completion flushed = Completions.awaitOne(loopback.responderCq());
         assertThat(flushed.wrId()).isEqualTo(8);
@@ -132,7 +137,7 @@ class QueuePairStateTest {
     void movingToErrorFlushesEveryOutstandingReceive() {
         loopback.connect(options);
         for (int i = 0; i < 3; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(40 + i).sge(buffer, 0, 64));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(40 + i).addSge(buffer, 0, 64));
         }
 
         loopback.responder().toError();
@@ -148,8 +153,8 @@ class QueuePairStateTest {
         assumeTrue(fabric.isSimulated(), "a device may discard the completions of WRs outstanding at "
                 + "ibv_destroy_qp (QpHandle.destroy); movingToErrorFlushesEveryOutstandingReceive is the portable way");
         loopback.connect(options);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(60).sge(buffer, 0, 64));
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(61).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(60).addSge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(61).addSge(buffer, 0, 64));
 
         loopback.responder().close();
 
@@ -161,7 +166,7 @@ class QueuePairStateTest {
     @Test
     void resetEmptiesTheQueuesWithoutCompletions() {
         loopback.connect(options);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(buffer, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64));
 
         loopback.responder().reset();
 

@@ -5,12 +5,14 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,8 +30,9 @@ class RdmaTest {
         Payloads.fill(source.segment(), 0, 256, 10);
         target.segment().fill((byte) 0x11);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_WRITE)
-                .sge(source, 0, 256).remote(target.remote(64, 256)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(5).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE)
+                .addSge(source, 0, 256).remote(target.remote(64, 256)));
 
         Completion written = Completions.awaitOne(loopback.requesterCq());
         assertThat(written.wrId()).isEqualTo(5);
@@ -38,7 +41,8 @@ class RdmaTest {
         Payloads.assertFilled(target.segment(), 64, 256, 10);
         assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 63)).isEqualTo((byte) 0x11);
         assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 64 + 256)).isEqualTo((byte) 0x11);
-        assertThat(Completions.pollNow(loopback.responderCq())).as("a plain write completes nothing remotely").isEmpty();
+        assertThat(Completions.pollNow(loopback.responderCq())).as("a plain write completes nothing remotely")
+                .isEmpty();
     }
 
     @Test
@@ -49,9 +53,10 @@ class RdmaTest {
         MemoryRegion receiveBuffer = fabric.region(64);
         Payloads.fill(source.segment(), 0, 512, 11);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(21).sge(receiveBuffer, 0, 64));
-        loopback.requester().postSend(new SendWorkRequest().wrId(20).opcode(SendOpcode.RDMA_WRITE_WITH_IMM)
-                .immediateData(0x1234_5678).sge(source, 0, 512).remote(target.remote(1024, 512)));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(21).addSge(receiveBuffer, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(20).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE_WITH_IMM)
+                .immediateData(0x1234_5678).addSge(source, 0, 512).remote(target.remote(1024, 512)));
 
         Completion written = Completions.awaitOne(loopback.requesterCq());
         assertThat(written.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -72,8 +77,9 @@ class RdmaTest {
         MemoryRegion local = fabric.region(8192);
         Payloads.fill(remote.segment(), 4096, 3000, 12);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(9).opcode(SendOpcode.RDMA_READ)
-                .sge(local, 100, 3000).remote(remote.remote(4096, 3000)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(9).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_READ)
+                .addSge(local, 100, 3000).remote(remote.remote(4096, 3000)));
 
         Completion read = Completions.awaitOne(loopback.requesterCq());
         assertThat(read.wrId()).isEqualTo(9);

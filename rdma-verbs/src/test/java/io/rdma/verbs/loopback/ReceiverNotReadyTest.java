@@ -5,9 +5,12 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +29,8 @@ class ReceiverNotReadyTest {
                 .connect(fabric.connectOptions().toBuilder().retries(14, 7, 1, SHORT_RNR_TIMER).build());
         MemoryRegion buffer = fabric.region(64);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(buffer, 0, 32));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 32));
 
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(3);
@@ -42,9 +46,10 @@ class ReceiverNotReadyTest {
         MemoryRegion target = fabric.region(64);
         Payloads.fill(source.segment(), 0, 32, 80);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(4).sge(source, 0, 32));
+        loopback.requester().postSend(new SendWorkRequest().wrId(4).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 32));
         assertThat(Completions.pollNow(loopback.requesterCq())).as("no receive yet, so no completion").isEmpty();
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).sge(target, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(5).addSge(target, 0, 64));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());
         Completion received = Completions.awaitOne(loopback.responderCq());

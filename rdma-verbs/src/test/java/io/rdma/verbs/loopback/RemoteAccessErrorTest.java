@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,8 +94,9 @@ class RemoteAccessErrorTest {
     @Test
     void unknownLkeyIsALocalProtectionError() {
         MemoryRegion target = fabric.region(4096);
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
-                .sge(local.address(), 128, local.lkey() ^ 0x00AB_CD00).remote(target.remote(0, 128)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE)
+                .addSge(local.address(), 128, local.lkey() ^ 0x00AB_CD00).remote(target.remote(0, 128)));
 
         assertFailedInto(Completions.awaitOne(loopback.requesterCq()), CompletionStatus.LOC_PROT_ERR,
                 loopback.requester());
@@ -103,8 +105,9 @@ class RemoteAccessErrorTest {
     @Test
     void localRangeBeyondItsRegionIsALocalProtectionError() {
         MemoryRegion target = fabric.region(4096);
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
-                .sge(local.address() + 4096 - 64, 128, local.lkey()).remote(target.remote(0, 128)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE)
+                .addSge(local.address() + 4096 - 64, 128, local.lkey()).remote(target.remote(0, 128)));
 
         assertFailedInto(Completions.awaitOne(loopback.requesterCq()), CompletionStatus.LOC_PROT_ERR,
                 loopback.requester());
@@ -113,8 +116,9 @@ class RemoteAccessErrorTest {
     @Test
     void receiveIntoRegionWithoutLocalWriteIsALocalProtectionError() {
         MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).sge(notWritable, 0, 4096));
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(local, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).addSge(notWritable, 0, 4096));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(local, 0, 64));
 
         Completion receiver = Completions.awaitOne(loopback.responderCq());
         assertThat(receiver.wrId()).isEqualTo(4);
@@ -125,8 +129,9 @@ class RemoteAccessErrorTest {
     void readIntoRegionWithoutLocalWriteIsALocalProtectionError() {
         MemoryRegion source = fabric.region(4096);
         MemoryRegion notWritable = fabric.region(4096, EnumSet.of(AccessFlag.REMOTE_READ));
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_READ)
-                .sge(notWritable, 0, 128).remote(source.remote(0, 128)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_READ)
+                .addSge(notWritable, 0, 128).remote(source.remote(0, 128)));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
     }
@@ -134,8 +139,9 @@ class RemoteAccessErrorTest {
     @Test
     void messageLargerThanTheReceiveBufferFailsBothSides() {
         MemoryRegion small = fabric.region(64);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).sge(small, 0, 16));
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(local, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).addSge(small, 0, 16));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(local, 0, 64));
 
         Completion receiver = Completions.awaitOne(loopback.responderCq());
         Completion sender = Completions.awaitOne(loopback.requesterCq());
@@ -155,9 +161,10 @@ class RemoteAccessErrorTest {
         var ah = fabric.pd().createAddressHandle(datagrams.responder()
                 .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         MemoryRegion target = fabric.region(mtu + 41);
-        datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, mtu + 41));
+        datagrams.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, mtu + 41));
 
-        datagrams.requester().postSend(new SendWorkRequest().wrId(9).sge(large, 0, mtu + 1)
+        datagrams.requester().postSend(new SendWorkRequest().wrId(9).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(large, 0, mtu + 1)
                 .datagram(ah, datagrams.responder().qpNumber(), fabric.connectOptions().qkey()));
 
         Completion failed = Completions.awaitOne(datagrams.requesterCq());
@@ -189,7 +196,8 @@ class RemoteAccessErrorTest {
     }
 
     private Completion oneSided(SendOpcode opcode, RemoteBuffer remote) {
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).opcode(opcode).sge(local, 0, 128).remote(remote));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(opcode).addSge(local, 0, 128).remote(remote));
         Completion completion = Completions.awaitOne(loopback.requesterCq());
         assertThat(completion.wrId()).isEqualTo(1);
         return completion;

@@ -19,6 +19,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -83,12 +85,13 @@ class ResourceLifecycleTest {
             case QUEUE_PAIR -> {
                 QueuePair qp = fabric.connectedPair(QueuePairType.RC).requester();
                 MemoryRegion buffer = fabric.region(64);
-                yield new Subject(qp, () -> qp.postSend(new SendWorkRequest().sge(buffer, 0, 8)));
+                yield new Subject(qp, () -> qp.postSend(new SendWorkRequest().flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 8)));
             }
             case SHARED_RECEIVE_QUEUE -> {
                 SharedReceiveQueue srq = fabric.pd().createSharedReceiveQueue(SharedReceiveQueueAttributes.of(8, 0));
                 MemoryRegion buffer = fabric.region(64);
-                yield new Subject(srq, () -> srq.postReceive(new ReceiveWorkRequest().sge(buffer, 0, 64)));
+                yield new Subject(srq, () -> srq.postReceive(new ReceiveWorkRequest().addSge(buffer, 0, 64)));
             }
             case ADDRESS_HANDLE -> {
                 Loopback datagrams = fabric.connectedPair(QueuePairType.UD);
@@ -96,7 +99,8 @@ class ResourceLifecycleTest {
                         .localEndpoint(fabric.connectOptions())
                         .addressVector(fabric.connectOptions()));
                 MemoryRegion buffer = fabric.region(64);
-                yield new Subject(ah, () -> datagrams.requester().postSend(new SendWorkRequest().sge(buffer, 0, 8)
+                yield new Subject(ah, () -> datagrams.requester().postSend(new SendWorkRequest().flags(EnumSet
+                        .of(SendFlag.SIGNALED)).addSge(buffer, 0, 8)
                         .datagram(ah, datagrams.responder().qpNumber(), fabric.connectOptions().qkey())));
             }
             case COMPLETION_QUEUE -> {
@@ -147,7 +151,8 @@ class ResourceLifecycleTest {
 
         pd.close();
 
-        assertThat(List.of(qp, srq, pool, region, pd)).allSatisfy(r -> assertThat(r.isClosed()).as(r.kind().name()).isTrue());
+        assertThat(List.of(qp, srq, pool, region, pd)).allSatisfy(r -> assertThat(r.isClosed()).as(r.kind().name())
+                .isTrue());
         assertThat(cq.isClosed()).as("the CQ belongs to the context, not the PD").isFalse();
         assertThat(fabric.verbs().liveObjects()).containsEntry(ResourceKind.QUEUE_PAIR, 0L)
                 .containsEntry(ResourceKind.SHARED_RECEIVE_QUEUE, 0L).containsEntry(ResourceKind.MEMORY_REGION, 0L)

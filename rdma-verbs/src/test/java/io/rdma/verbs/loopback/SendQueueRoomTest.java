@@ -8,12 +8,14 @@ import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -42,13 +44,15 @@ class SendQueueRoomTest {
         int depth = requester.capabilities().maxSendWr();
         MemoryRegion buffer = fabric.region(64);
 
-        assertThat(requester.tryPostSend(new SendWorkRequest().wrId(999).sge(buffer, 0, 8))).isFalse();
+        assertThat(requester.tryPostSend(new SendWorkRequest().wrId(999).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 8))).isFalse();
         assertThat(requester.outstandingSends()).isEqualTo(depth);
 
         List<Completion> filled = Completions.await(loopback.requesterCq(), depth);
         assertThat(filled).extracting(Completion::wrId).doesNotContain(999L);
         assertThat(requester.outstandingSends()).isZero();
-        assertThat(requester.tryPostSend(new SendWorkRequest().wrId(1000).sge(buffer, 0, 8))).isTrue();
+        assertThat(requester.tryPostSend(new SendWorkRequest().wrId(1000).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, 8))).isTrue();
         // The send queue completes in order: a posted 999 would complete before 1000.
         Completion next = Completions.awaitOne(loopback.requesterCq());
         assertThat(next.wrId()).isEqualTo(1000);
@@ -64,12 +68,13 @@ class SendQueueRoomTest {
         MemoryRegion buffer = fabric.region(64);
 
         VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL,
-                () -> requester.tryPostSend(new SendWorkRequest().wrId(1).sge(buffer, 0, 8)));
+                () -> requester.tryPostSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 8)));
 
         loopback.connect(fabric.connectOptions());
         SendWorkRequest chain = null;
         for (int i = requester.capabilities().maxSendWr(); i >= 0; i--) {
-            chain = new SendWorkRequest().wrId(500 + i).flags(0).sge(buffer, 0, 8).next(chain);
+            chain = new SendWorkRequest().wrId(500 + i).addSge(buffer, 0, 8).append(chain);
         }
         SendWorkRequest longerThanTheQueue = chain;
         VerbsException neverFits = VerbsErrors.expectFailure("ibv_post_send", Errno.ENOMEM,
@@ -157,11 +162,12 @@ class SendQueueRoomTest {
         int depth = requester.capabilities().maxSendWr();
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i <= depth; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
         SendWorkRequest wr = new SendWorkRequest();
         for (int i = 0; i < depth; i++) {
-            assertThat(requester.tryPostSend(wr.reset().wrId(i).sge(buffer, 0, 8))).as("send %d", i).isTrue();
+            assertThat(requester.tryPostSend(wr.reset().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .addSge(buffer, 0, 8))).as("send %d", i).isTrue();
         }
         assertThat(requester.outstandingSends()).isEqualTo(depth);
     }

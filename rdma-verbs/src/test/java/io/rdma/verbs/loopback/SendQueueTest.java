@@ -13,6 +13,7 @@ import io.rdma.verbs.api.VerbsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.LongStream;
 
@@ -38,16 +39,16 @@ class SendQueueTest {
         SendWorkRequest last = null;
         for (int i = 0; i < count; i++) {
             Payloads.fill(source.segment(), i * 64L, 64, 100 + i);
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(target, i * 64L, 64));
-            SendWorkRequest wr = new SendWorkRequest().wrId(1000 + i).flags(0).sge(source, i * 64L, 64);
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(target, i * 64L, 64));
+            SendWorkRequest wr = new SendWorkRequest().wrId(1000 + i).addSge(source, i * 64L, 64);
             if (last == null) {
                 first = wr;
             } else {
-                last.next(wr);
+                last.append(wr);
             }
             last = wr;
         }
-        last.flags(SendFlag.SIGNALED);
+        last.flags(EnumSet.of(SendFlag.SIGNALED));
 
         loopback.requester().postSend(first);
         assertThat(loopback.requester().outstandingSends()).isEqualTo(count);
@@ -77,7 +78,7 @@ class SendQueueTest {
         MemoryRegion target = fabric.region(total * 4L);
         for (int i = 0; i < total; i++) {
             source.segment().setAtIndex(JAVA_INT, i, i);
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(target, i * 4L, 4));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(target, i * 4L, 4));
         }
 
         SendWorkRequest wr = new SendWorkRequest();
@@ -88,8 +89,9 @@ class SendQueueTest {
                 signaledCompletions += expectSuccesses(List.of(Completions.awaitOne(loopback.requesterCq())));
             }
             boolean signaled = i % signalEvery == signalEvery - 1 || i == total - 1;
-            requester.postSend(wr.reset().wrId(i).flags(signaled ? SendFlag.SIGNALED : 0)
-                    .sge(source, i * 4L, 4));
+            requester.postSend(wr.reset().wrId(i).flags(signaled ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
+                    .noneOf(SendFlag.class))
+                    .addSge(source, i * 4L, 4));
             highestOutstanding = Math.max(highestOutstanding, requester.outstandingSends());
         }
         int expectedSignaled = total / signalEvery + (total % signalEvery == 0 ? 0 : 1);
@@ -116,17 +118,18 @@ class SendQueueTest {
         int depth = requester.capabilities().maxSendWr();
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i <= depth + 1; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
         SendWorkRequest wr = new SendWorkRequest();
         for (int i = 0; i < depth - 1; i++) {
-            requester.postSend(wr.reset().wrId(i).flags(0).sge(buffer, 0, 8));
+            requester.postSend(wr.reset().wrId(i).addSge(buffer, 0, 8));
         }
-        requester.postSend(wr.reset().wrId(depth - 1).sge(buffer, 0, 8));
+        requester.postSend(wr.reset().wrId(depth - 1).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8));
         assertThat(requester.outstandingSends()).isEqualTo(depth);
 
         VerbsException full = VerbsErrors.expectFailure("ibv_post_send", Errno.ENOMEM,
-                () -> requester.postSend(wr.reset().wrId(777).sge(buffer, 0, 8)));
+                () -> requester.postSend(wr.reset().wrId(777).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 8)));
         assertThat(full.hasBadWorkRequest()).isTrue();
         assertThat(full.badWorkRequestId()).isEqualTo(777);
         assertThat(full.advice()).isNotBlank();
@@ -135,7 +138,7 @@ class SendQueueTest {
         Completion signaled = Completions.awaitOne(loopback.requesterCq());
         assertThat(signaled.wrId()).isEqualTo(depth - 1);
         assertThat(requester.outstandingSends()).isZero();
-        requester.postSend(wr.reset().wrId(778).sge(buffer, 0, 8));
+        requester.postSend(wr.reset().wrId(778).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8));
         assertThat(Completions.awaitOne(loopback.requesterCq()).wrId()).isEqualTo(778);
         assertThat(Completions.await(loopback.responderCq(), depth + 1))
                 .allSatisfy(completion -> assertThat(completion.status()).isEqualTo(CompletionStatus.SUCCESS));
@@ -150,11 +153,12 @@ class SendQueueTest {
         MemoryRegion buffer = fabric.region(64);
         SendWorkRequest next = null;
         for (int i = depth; i >= 0; i--) {
-            next = new SendWorkRequest().wrId(500 + i).flags(0).sge(buffer, 0, 8).next(next);
+            next = new SendWorkRequest().wrId(500 + i).addSge(buffer, 0, 8).append(next);
         }
         SendWorkRequest chain = next;
 
-        VerbsException refused = VerbsErrors.expectFailure("ibv_post_send", Errno.ENOMEM, () -> requester.postSend(chain));
+        VerbsException refused = VerbsErrors.expectFailure("ibv_post_send", Errno.ENOMEM, () -> requester
+                .postSend(chain));
         assertThat(refused.badWorkRequestId()).isEqualTo(500);
         assertThat(requester.outstandingSends()).isZero();
         assertThat(Completions.pollNow(loopback.requesterCq())).isEmpty();
@@ -175,13 +179,14 @@ class SendQueueTest {
         int chains = 8;
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i < chains * depth; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
         SendWorkRequest wr = new SendWorkRequest();
         for (int chain = 0; chain < chains; chain++) {
             for (int i = 0; i < depth; i++) {
-                requester.postSend(wr.reset().wrId(0).flags(i == depth - 1 ? SendFlag.SIGNALED : 0)
-                        .sge(buffer, 0, 8));
+                requester.postSend(wr.reset().wrId(0).flags(i == depth - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
+                        .noneOf(SendFlag.class))
+                        .addSge(buffer, 0, 8));
             }
             Completion signaled = Completions.awaitOne(loopback.requesterCq());
             assertThat(signaled.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -200,12 +205,13 @@ class SendQueueTest {
         int depth = requester.capabilities().maxSendWr();
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i < 6 * depth; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
         SendWorkRequest[] chain = new SendWorkRequest[depth];
         for (int i = depth - 1; i >= 0; i--) {
-            chain[i] = new SendWorkRequest().wrId(5).flags(i == depth - 1 ? SendFlag.SIGNALED : 0)
-                    .sge(buffer, 0, 8).next(i == depth - 1 ? null : chain[i + 1]);
+            chain[i] = new SendWorkRequest().wrId(5).flags(i == depth - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
+                    .noneOf(SendFlag.class))
+                    .addSge(buffer, 0, 8).append(i == depth - 1 ? null : chain[i + 1]);
         }
         for (int round = 0; round < 6; round++) {
             requester.postSend(chain[0]);

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,8 +32,9 @@ class SendReceiveTest {
         MemoryRegion target = fabric.region(4096);
         Payloads.fill(source.segment(), 0, 100, 1);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(7).sge(target, 0, 4096));
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 100));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(7).addSge(target, 0, 4096));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 100));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());
         Completion received = Completions.awaitOne(loopback.responderCq());
@@ -56,9 +59,10 @@ class SendReceiveTest {
         MemoryRegion target = fabric.region(64);
         Payloads.fill(source.segment(), 0, 64, 2);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 64));
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.SEND_WITH_IMM)
-                .immediateData(0xCAFE_BABE).sge(source, 0, 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 64));
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.SEND_WITH_IMM)
+                .immediateData(0xCAFE_BABE).addSge(source, 0, 64));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         Completion received = Completions.awaitOne(loopback.responderCq());
@@ -73,13 +77,15 @@ class SendReceiveTest {
     @Test
     void oneMebibyteSendSpansManyPathMtuPackets() {
         int size = 1 << 20;
-        Loopback loopback = fabric.pair(QueuePairType.RC).connect(fabric.connectOptions().toBuilder().pathMtu(Mtu.MTU_1024).build());
+        Loopback loopback = fabric.pair(QueuePairType.RC).connect(fabric.connectOptions().toBuilder()
+                .pathMtu(Mtu.MTU_1024).build());
         MemoryRegion source = fabric.region(size);
         MemoryRegion target = fabric.region(size);
         Payloads.fill(source.segment(), 0, size, 3);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, size));
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(source, 0, size));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, size));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, size));
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         Completion received = Completions.awaitOne(loopback.responderCq());
@@ -98,7 +104,7 @@ class SendReceiveTest {
         Payloads.fill(second.segment(), 0, 4096, 5);
         target.segment().fill((byte) 0x5A);
 
-        SendWorkRequest gather = new SendWorkRequest(3).wrId(1);
+        SendWorkRequest gather = new SendWorkRequest(3).wrId(1).flags(EnumSet.of(SendFlag.SIGNALED));
         gather.addSge(first.address() + 10, 100, first.lkey());
         gather.addSge(second.address() + 1000, 200, second.lkey());
         gather.addSge(first.address() + 3000, 300, first.lkey());
@@ -119,7 +125,8 @@ class SendReceiveTest {
         byte[] arrived = concat(target.segment().asSlice(0, 150), target.segment().asSlice(1024, 150),
                 target.segment().asSlice(2048, 150), target.segment().asSlice(3072, 150));
         assertThat(arrived).isEqualTo(sent);
-        assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 150)).as("byte after the first SGE").isEqualTo((byte) 0x5A);
+        assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 150)).as("byte after the first SGE")
+                .isEqualTo((byte) 0x5A);
     }
 
     @Test
@@ -130,8 +137,9 @@ class SendReceiveTest {
             MemorySegment unregistered = arena.allocate(32);
             Payloads.fill(unregistered, 0, 32, 6);
 
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 64));
-            loopback.requester().postSend(new SendWorkRequest().wrId(1).inline(unregistered));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 64));
+            loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet
+                    .of(SendFlag.SIGNALED, SendFlag.INLINE)).addInline(unregistered));
             unregistered.fill((byte) 0);
         }
 

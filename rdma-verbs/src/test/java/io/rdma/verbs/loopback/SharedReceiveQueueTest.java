@@ -9,6 +9,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,7 +90,7 @@ class SharedReceiveQueueTest {
     @Test
     void queuePairsOfAnSrqRefuseTheirOwnReceives() {
         VerbsErrors.expectFailure("ibv_post_recv", Errno.EINVAL,
-                () -> firstResponder.postReceive(new ReceiveWorkRequest().wrId(1).sge(buffers, 0, SLOT)));
+                () -> firstResponder.postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffers, 0, SLOT)));
     }
 
     @Test
@@ -97,12 +99,12 @@ class SharedReceiveQueueTest {
         postReceives(capacity);
 
         VerbsErrors.expectFailure("ibv_post_srq_recv", Errno.ENOMEM,
-                () -> srq.postReceive(new ReceiveWorkRequest().wrId(99).sge(buffers, 0, SLOT)));
+                () -> srq.postReceive(new ReceiveWorkRequest().wrId(99).addSge(buffers, 0, SLOT)));
     }
 
     private void postReceives(int count) {
         for (int i = 0; i < count; i++) {
-            srq.postReceive(new ReceiveWorkRequest().wrId(i % 32).sge(buffers, (long) (i % 32) * SLOT, SLOT));
+            srq.postReceive(new ReceiveWorkRequest().wrId(i % 32).addSge(buffers, (long) (i % 32) * SLOT, SLOT));
         }
     }
 
@@ -110,7 +112,7 @@ class SharedReceiveQueueTest {
     private void send(QueuePair requester, int seed) {
         MemoryRegion source = fabric.region(16);
         Payloads.fill(source.segment(), 0, 16, seed);
-        requester.postSend(new SendWorkRequest().wrId(seed).sge(source, 0, 16));
+        requester.postSend(new SendWorkRequest().wrId(seed).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(source, 0, 16));
     }
 
     private int seedIn(long slot) {

@@ -3,9 +3,11 @@ package io.rdma.verbs.loopback;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,8 +29,9 @@ final class Traffic {
     /** {@code count} sends into as many receives, from requester to responder. */
     void sends(int count) {
         for (int i = 0; i < count; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(nextWrId).sge(remote, 0, 4096));
-            loopback.requester().postSend(new SendWorkRequest().wrId(nextWrId++).sge(local, 0, 128));
+            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(nextWrId).addSge(remote, 0, 4096));
+            loopback.requester().postSend(new SendWorkRequest().wrId(nextWrId++).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .addSge(local, 0, 128));
         }
         expectSuccess(Completions.await(loopback.requesterCq(), count));
         expectSuccess(Completions.await(loopback.responderCq(), count));
@@ -46,7 +49,8 @@ final class Traffic {
 
     private void oneSided(SendOpcode opcode, int count) {
         for (int i = 0; i < count; i++) {
-            loopback.requester().postSend(new SendWorkRequest().wrId(nextWrId++).opcode(opcode).sge(local, 0, 128)
+            loopback.requester().postSend(new SendWorkRequest().wrId(nextWrId++).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .opcode(opcode).addSge(local, 0, 128)
                     .remote(remote.remote(0, 128)));
         }
         expectSuccess(Completions.await(loopback.requesterCq(), count));

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -37,8 +39,9 @@ class UnreliableTransportTest {
         MemoryRegion target = fabric.region(2048);
         Payloads.fill(source.segment(), 0, 1500, 40);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).sge(target, 0, 2048));
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 1500));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(4).addSge(target, 0, 2048));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 1500));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());
         assertThat(sent.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -56,12 +59,14 @@ class UnreliableTransportTest {
         MemoryRegion target = fabric.region(256);
         Payloads.fill(source.segment(), 0, 256, 44);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(source, 0, 100));
+        loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 100));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(loopback.responder().state()).isEqualTo(QueuePairState.RTS);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).sge(target, 0, 256));
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 200));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(2).addSge(target, 0, 256));
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 200));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
         Completion received = Completions.awaitOne(loopback.responderCq());
         assertThat(received.byteLength()).as("only the message sent after the receive").isEqualTo(200);
@@ -75,8 +80,9 @@ class UnreliableTransportTest {
         MemoryRegion target = fabric.region(4096);
         Payloads.fill(source.segment(), 0, 3000, 41);
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(8).opcode(SendOpcode.RDMA_WRITE)
-                .sge(source, 0, 3000).remote(target.remote(1000, 3000)));
+        loopback.requester().postSend(new SendWorkRequest().wrId(8).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE)
+                .addSge(source, 0, 3000).remote(target.remote(1000, 3000)));
 
         Completion written = Completions.awaitOne(loopback.requesterCq());
         assertThat(written.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -127,17 +133,20 @@ class UnreliableTransportTest {
                 .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions()));
         MemoryRegion source = fabric.region(64);
         MemoryRegion target = fabric.region(GRH_BYTES + 64);
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, GRH_BYTES + 64));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, GRH_BYTES + 64));
 
-        loopback.requester().postSend(new SendWorkRequest().wrId(2).sge(source, 0, 64)
+        loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 64)
                 .datagram(ah, loopback.responder().qpNumber(), ~fabric.connectOptions().qkey()));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
-        loopback.requester().postSend(new SendWorkRequest().wrId(3).sge(source, 0, 32)
+        loopback.requester().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, 32)
                 .datagram(ah, loopback.responder().qpNumber(), fabric.connectOptions().qkey()));
         assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
 
         Completion received = Completions.awaitOne(loopback.responderCq());
-        assertThat(received.byteLength()).as("only the datagram with the right Q_Key arrived").isEqualTo(GRH_BYTES + 32);
+        assertThat(received.byteLength()).as("only the datagram with the right Q_Key arrived")
+                .isEqualTo(GRH_BYTES + 32);
         assertThat(Completions.pollNow(loopback.responderCq())).isEmpty();
     }
 
@@ -147,8 +156,9 @@ class UnreliableTransportTest {
         MemoryRegion source = fabric.region(payload);
         Payloads.fill(source.segment(), 0, payload, seed);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(12).sge(target, 0, GRH_BYTES + payload));
-        loopback.requester().postSend(new SendWorkRequest().wrId(11).sge(source, 0, payload)
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(12).addSge(target, 0, GRH_BYTES + payload));
+        loopback.requester().postSend(new SendWorkRequest().wrId(11).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(source, 0, payload)
                 .datagram(ah, loopback.responder().qpNumber(), fabric.connectOptions().qkey()));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());

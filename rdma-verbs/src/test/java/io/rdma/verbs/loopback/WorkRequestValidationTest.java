@@ -5,6 +5,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.lang.foreign.Arena;
+import java.util.EnumSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -29,7 +31,8 @@ class WorkRequestValidationTest {
     void opcodeTheTransportLacksIsInvalid(QueuePairType type, SendOpcode opcode) {
         Loopback loopback = fabric.connectedPair(type);
         MemoryRegion buffer = fabric.region(64);
-        SendWorkRequest wr = new SendWorkRequest().wrId(1).opcode(opcode).sge(buffer, 0, 8).remote(buffer.remote());
+        SendWorkRequest wr = new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED)).opcode(opcode)
+                .addSge(buffer, 0, 8).remote(buffer.remote());
         if (type == QueuePairType.UD) {
             wr.datagram(fabric.pd().createAddressHandle(loopback.responder()
                     .localEndpoint(fabric.connectOptions()).addressVector(fabric.connectOptions())),
@@ -45,7 +48,7 @@ class WorkRequestValidationTest {
         Loopback loopback = fabric.connectedPair(QueuePairType.RC);
         int granted = loopback.requester().capabilities().maxSendSge();
         MemoryRegion buffer = fabric.region(4096);
-        SendWorkRequest wr = new SendWorkRequest(granted + 1).wrId(1);
+        SendWorkRequest wr = new SendWorkRequest(granted + 1).wrId(1).flags(EnumSet.of(SendFlag.SIGNALED));
         for (int i = 0; i <= granted; i++) {
             wr.addSge(buffer.address() + i * 8L, 8, buffer.lkey());
         }
@@ -67,13 +70,26 @@ class WorkRequestValidationTest {
     }
 
     @Test
+    void inlineDataWithoutTheInlineFlagIsInvalid() {
+        Loopback loopback = fabric.connectedPair(QueuePairType.RC);
+        try (Arena arena = Arena.ofConfined()) {
+            SendWorkRequest wr = new SendWorkRequest().wrId(4).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .addInline(arena.allocate(8));
+
+            VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL, () -> loopback.requester().postSend(wr));
+            assertThat(loopback.requester().outstandingSends()).as("refused before it took a slot").isZero();
+        }
+    }
+
+    @Test
     void inlineDataAboveTheGrantedMaximumIsInvalid() {
         Loopback loopback = fabric.connectedPair(QueuePairType.RC);
         int granted = loopback.requester().capabilities().maxInlineData();
         assumeTrue(granted > 0, "the device grants no inline data");
         try (Arena arena = Arena.ofConfined()) {
             VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL, () -> loopback.requester().postSend(
-                    new SendWorkRequest().wrId(1).inline(arena.allocate(granted + 1))));
+                    new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED, SendFlag.INLINE))
+                            .addInline(arena.allocate(granted + 1))));
         }
     }
 
@@ -83,11 +99,11 @@ class WorkRequestValidationTest {
         QueuePair responder = loopback.responder();
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i < responder.capabilities().maxRecvWr(); i++) {
-            responder.postReceive(new ReceiveWorkRequest().wrId(i).sge(buffer, 0, 64));
+            responder.postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
 
         VerbsErrors.expectFailure("ibv_post_recv", Errno.ENOMEM,
-                () -> responder.postReceive(new ReceiveWorkRequest().wrId(-1).sge(buffer, 0, 64)));
+                () -> responder.postReceive(new ReceiveWorkRequest().wrId(-1).addSge(buffer, 0, 64)));
     }
 
     @Test
@@ -96,6 +112,7 @@ class WorkRequestValidationTest {
         MemoryRegion buffer = fabric.region(64);
 
         VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL,
-                () -> loopback.requester().postSend(new SendWorkRequest().wrId(1).sge(buffer, 0, 8)));
+                () -> loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 8)));
     }
 }

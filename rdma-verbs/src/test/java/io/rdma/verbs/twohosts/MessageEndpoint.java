@@ -50,7 +50,7 @@ final class MessageEndpoint implements AutoCloseable {
         cq = context.createCompletionQueue(CompletionQueueOptions.of(16).withChannel(channel));
         qp = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(4, 4)));
         buffer = pd.allocateMemory(2L * maxMessage, EnumSet.of(AccessFlag.LOCAL_WRITE));
-        receive = new ReceiveWorkRequest().wrId(0).sge(buffer, 0, maxMessage);
+        receive = new ReceiveWorkRequest().wrId(0).addSge(buffer, 0, maxMessage);
     }
 
     /** The QP to hand to {@code accept} or {@code connect}: in RESET until then. */
@@ -70,7 +70,8 @@ final class MessageEndpoint implements AutoCloseable {
         }
         MemorySegment.copy(MemorySegment.ofArray(message), 0, buffer.segment(), maxMessage, message.length);
         sendCompleted = false;
-        qp.postSend(send.wrId(++sent).flags(SendFlag.SIGNALED).sge(buffer, maxMessage, message.length));
+        qp.postSend(send.reset().wrId(++sent).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, maxMessage, message.length));
         while (!sendCompleted) {
             next(timeout, "the completion of send " + sent);
         }

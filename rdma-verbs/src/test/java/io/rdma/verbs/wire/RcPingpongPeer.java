@@ -21,6 +21,7 @@ import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.WorkCompletion;
@@ -88,7 +89,8 @@ public final class RcPingpongPeer {
         qp.modify(QueuePairAttributes.builder().state(QueuePairState.INIT).pkeyIndex(0).port(options.ibPort())
                 .accessFlags(Set.of()).build());
         ValidateBufferPattern.fill(sendBuffer.segment());
-        send = new SendWorkRequest().wrId(SEND_WR_ID).sge(sendBuffer, 0, options.size());
+        send = new SendWorkRequest().wrId(SEND_WR_ID).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(sendBuffer, 0, options.size());
     }
 
     public static void main(String[] args) {
@@ -238,7 +240,7 @@ public final class RcPingpongPeer {
 
     private void postReceive(int slot) {
         slot(slot).fill(UNWRITTEN);
-        qp.postReceive(receive.wrId(slot).sge(receiveSlots, (long) slot * options.size(), options.size()));
+        qp.postReceive(receive.reset().wrId(slot).addSge(receiveSlots, (long) slot * options.size(), options.size()));
     }
 
     private MemorySegment slot(int slot) {

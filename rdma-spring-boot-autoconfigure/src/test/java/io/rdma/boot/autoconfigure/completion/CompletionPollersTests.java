@@ -8,9 +8,11 @@ import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -49,11 +51,13 @@ class CompletionPollersTests {
             b.connect(a.localEndpoint(options), options);
 
             PooledBuffer target = pool.lease();
-            b.postReceive(new ReceiveWorkRequest().wrId(1).sge(target));
-            b.postReceive(new ReceiveWorkRequest().wrId(2).sge(pool.lease()));
+            b.postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, target.capacity()));
+            PooledBuffer spare = pool.lease();
+            b.postReceive(new ReceiveWorkRequest().wrId(2).addSge(spare, 0, spare.capacity()));
             PooledBuffer message = pool.lease();
             message.segment().setString(0, "hello");
-            a.postSend(new SendWorkRequest().wrId(7).sge(message, 6).immediateData(42)
+            a.postSend(new SendWorkRequest().wrId(7).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(message, 0, 6)
+                    .immediateData(42)
                     .opcode(io.rdma.verbs.api.SendOpcode.SEND_WITH_IMM));
 
             await().until(() -> receives.size() == 1 && sends.size() == 1);

@@ -100,7 +100,8 @@ final class SendRequestArray {
                         + maxSge, "create the QP with more send SGEs");
             }
             if (!wr.opcode().allowedOn(type)) {
-                throw invalid(Errno.EINVAL, wr, wr.opcode() + " on a " + type + " QP", "the transport does not offer it");
+                throw invalid(Errno.EINVAL, wr, wr
+                        .opcode() + " on a " + type + " QP", "the transport does not offer it");
             }
             if (wr.hasFlag(SendFlag.INLINE) && wr.totalLength() > maxInlineData) {
                 throw invalid(Errno.EINVAL, wr, wr.totalLength() + " inline bytes, the QP takes " + maxInlineData,
@@ -127,7 +128,7 @@ final class SendRequestArray {
         requests.set(JAVA_LONG, at + SEND_WR_SG_LIST, wr.sgeCount() == 0 ? 0 : sges.address() + sgeAt);
         requests.set(JAVA_INT, at + SEND_WR_NUM_SGE, wr.sgeCount());
         requests.set(JAVA_INT, at + SEND_WR_OPCODE, wr.opcode().value());
-        requests.set(JAVA_INT, at + SEND_WR_FLAGS, wr.flags());
+        requests.set(JAVA_INT, at + SEND_WR_FLAGS, wr.flagMask());
         // imm_data is big-endian on the wire; the API speaks host values
         requests.set(JAVA_INT, at + SEND_WR_IMM_DATA, Integer.reverseBytes(wr.immediateData()));
         if (wr.hasFlag(SendFlag.INLINE)) {

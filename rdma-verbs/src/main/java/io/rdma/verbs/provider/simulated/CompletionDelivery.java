@@ -52,7 +52,7 @@ final class CompletionDelivery {
     void completeSend(int slot, CompletionStatus status, long length) {
         PendingSends pending = qp.pending;
         SendOpcode opcode = pending.opcodes[slot];
-        boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED) != 0 || !status.isSuccess();
+        boolean signaled = signalAll || (pending.flags[slot] & SendFlag.SIGNALED.bit()) != 0 || !status.isSuccess();
         if (signaled) {
             completeInto(sendCq, pending.wrIds[slot], status, opcode.completionOpcode(), (int) length, 0, 0, 0, 0,
                     false);
@@ -89,7 +89,7 @@ final class CompletionDelivery {
         long wrId = queue.headWrId();
         queue.consumeHead();
         completeInto(recvCq, wrId, CompletionStatus.SUCCESS, opcode, (int) length, immediate, completionFlags,
-                sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED) != 0);
+                sourceQp, sourceLid, (sendFlags & SendFlag.SOLICITED.bit()) != 0);
         count(counted, false);
     }
 

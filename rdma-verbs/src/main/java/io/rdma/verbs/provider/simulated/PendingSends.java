@@ -93,7 +93,7 @@ final class PendingSends {
         int slot = (head + count) % capacity;
         wrIds[slot] = wr.wrId();
         opcodes[slot] = wr.opcode();
-        flags[slot] = wr.flags();
+        flags[slot] = wr.flagMask();
         sgeCounts[slot] = wr.sgeCount();
         for (int i = 0; i < wr.sgeCount(); i++) {
             sgeAddresses[sgeIndex(slot, i)] = wr.sgeAddress(i);

@@ -18,6 +18,7 @@ import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.Verbs;
@@ -107,9 +108,10 @@ class NativeRdmaCmTest {
                 assertThat(clientQp.state()).isEqualTo(QueuePairState.RTS);
                 assertThat(serverQp.state()).isEqualTo(QueuePairState.RTS);
 
-                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).sge(region, 2048, 64));
+                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).addSge(region, 2048, 64));
                 region.segment().setString(0, "over rdma_cm");
-                clientQp.postSend(new SendWorkRequest().wrId(2).sge(region, 0, 32));
+                clientQp.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(region, 0, 32));
                 CompletionBatch batch = new CompletionBatch(1);
                 WorkCompletion sent = awaitOne(clientCq, batch);
                 assertThat(sent.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -117,7 +119,8 @@ class NativeRdmaCmTest {
                 assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(region.segment().getString(2048)).isEqualTo("over rdma_cm");
 
-                clientQp.postSend(new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_WRITE).sge(region, 0, 16)
+                clientQp.postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .opcode(SendOpcode.RDMA_WRITE).addSge(region, 0, 16)
                         .remote(region.remote(1024, 16)));
                 assertThat(awaitOne(clientCq, batch).status()).isEqualTo(CompletionStatus.SUCCESS);
             }

@@ -138,10 +138,11 @@ class NativeRxeLoopbackTest {
         CompletionBatch batch = new CompletionBatch(4);
 
         // send/receive with immediate
-        pair.b().postReceive(new ReceiveWorkRequest().wrId(7).sge(remote, 0, 256));
+        pair.b().postReceive(new ReceiveWorkRequest().wrId(7).addSge(remote, 0, 256));
         local.segment().setString(0, "hello rxe");
-        pair.a().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.SEND_WITH_IMM).immediateData(0x1234)
-                .sge(local, 0, 64));
+        pair.a().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.SEND_WITH_IMM).immediateData(0x1234)
+                .addSge(local, 0, 64));
         WorkCompletion sent = awaitOne(pair.cqA(), batch);
         assertThat(sent.status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(sent.opcode()).isEqualTo(CompletionOpcode.SEND);
@@ -158,7 +159,8 @@ class NativeRxeLoopbackTest {
 
         // RDMA write
         local.segment().setString(512, "written by RDMA");
-        pair.a().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.RDMA_WRITE).sge(local, 512, 32)
+        pair.a().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE).addSge(local, 512, 32)
                 .remote(remote.remote(1024, 32)));
         WorkCompletion written = awaitOne(pair.cqA(), batch);
         assertThat(written.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -167,7 +169,8 @@ class NativeRxeLoopbackTest {
 
         // RDMA read
         remote.segment().set(ValueLayout.JAVA_LONG, 2048, 0x0123_4567_89ab_cdefL);
-        pair.a().postSend(new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_READ).sge(local, 2048, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_READ).addSge(local, 2048, 8)
                 .remote(remote.remote(2048, 8)));
         WorkCompletion read = awaitOne(pair.cqA(), batch);
         assertThat(read.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -175,8 +178,9 @@ class NativeRxeLoopbackTest {
         assertThat(local.segment().get(ValueLayout.JAVA_LONG, 2048)).isEqualTo(0x0123_4567_89ab_cdefL);
 
         // inline send
-        pair.b().postReceive(new ReceiveWorkRequest().wrId(8).sge(remote, 3072, 64));
-        pair.a().postSend(new SendWorkRequest().wrId(4).inline(local.segment().asSlice(0, 16)));
+        pair.b().postReceive(new ReceiveWorkRequest().wrId(8).addSge(remote, 3072, 64));
+        pair.a().postSend(new SendWorkRequest().wrId(4).flags(EnumSet.of(SendFlag.SIGNALED, SendFlag.INLINE))
+                .addInline(local.segment().asSlice(0, 16)));
         assertThat(awaitOne(pair.cqA(), batch).status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(awaitOne(pair.cqB(), batch).byteLength()).isEqualTo(16);
         assertThat(pair.a().outstandingSends()).isZero();
@@ -190,7 +194,8 @@ class NativeRxeLoopbackTest {
         Pair pair = connectedPair(pd, CompletionQueueOptions.of(64).withChannel(channel));
         CompletionBatch batch = new CompletionBatch(4);
         assertThat(pair.cqA().awaitCompletions(batch, Duration.ofMillis(50))).as("nothing posted yet").isZero();
-        pair.a().postSend(new SendWorkRequest().wrId(9).opcode(SendOpcode.RDMA_WRITE).sge(region, 0, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(9).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE).addSge(region, 0, 8)
                 .remote(region.remote(8, 8)));
         assertThat(pair.cqA().awaitCompletions(batch, WAIT)).isEqualTo(1);
         assertThat(batch.get(0).wrId()).isEqualTo(9);
@@ -202,7 +207,8 @@ class NativeRxeLoopbackTest {
         MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
         Pair pair = connectedPair(pd, CompletionQueueOptions.of(64));
         CompletionBatch batch = new CompletionBatch(1);
-        pair.a().postSend(new SendWorkRequest().wrId(11).opcode(SendOpcode.RDMA_WRITE).sge(region, 0, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(11).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE).addSge(region, 0, 8)
                 .remote(region.address(), region.rkey() ^ 0x5a5a00));
         WorkCompletion failed = awaitOne(pair.cqA(), batch);
         assertThat(failed.status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
@@ -234,16 +240,16 @@ class NativeRxeLoopbackTest {
                         e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
 
         for (int i = 0; i < 4; i++) {
-            b.postReceive(new ReceiveWorkRequest().wrId(100 + i).sge(region, 1024 + 64L * i, 64));
+            b.postReceive(new ReceiveWorkRequest().wrId(100 + i).addSge(region, 1024 + 64L * i, 64));
         }
         // three unsignaled sends and an unsignaled write, completed by a final signaled send
-        SendWorkRequest first = new SendWorkRequest().wrId(1).flags(0).sge(region, 0, 8);
-        SendWorkRequest second = new SendWorkRequest().wrId(2).flags(0).sge(region, 0, 8);
-        SendWorkRequest write = new SendWorkRequest().wrId(3).flags(0).opcode(SendOpcode.RDMA_WRITE)
-                .sge(region, 0, 8).remote(region.remote(512, 8));
-        SendWorkRequest third = new SendWorkRequest().wrId(4).flags(0).sge(region, 0, 8);
-        SendWorkRequest last = new SendWorkRequest().wrId(5).flags(SendFlag.SIGNALED).sge(region, 0, 8);
-        a.postSend(first.next(second.next(write.next(third.next(last)))));
+        SendWorkRequest first = new SendWorkRequest().wrId(1).addSge(region, 0, 8);
+        SendWorkRequest second = new SendWorkRequest().wrId(2).addSge(region, 0, 8);
+        SendWorkRequest write = new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_WRITE)
+                .addSge(region, 0, 8).remote(region.remote(512, 8));
+        SendWorkRequest third = new SendWorkRequest().wrId(4).addSge(region, 0, 8);
+        SendWorkRequest last = new SendWorkRequest().wrId(5).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(region, 0, 8);
+        a.postSend(first.append(second.append(write.append(third.append(last)))));
         CompletionBatch batch = new CompletionBatch(1);
         assertThat(awaitOne(cqA, batch).wrId()).isEqualTo(5);
         for (int i = 0; i < 4; i++) {
@@ -275,14 +281,15 @@ class NativeRxeLoopbackTest {
         MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
         CompletionQueue cq = context.createCompletionQueue(16);
         QueuePair qp = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(4, 4)));
-        assertThatThrownBy(() -> qp.postReceive(new ReceiveWorkRequest().wrId(1).sge(region, 0, 8)))
+        assertThatThrownBy(() -> qp.postReceive(new ReceiveWorkRequest().wrId(1).addSge(region, 0, 8)))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("ibv_post_recv");
                     assertThat(e.errnoCode()).isPositive();
                     assertThat(e.badWorkRequestId()).isEqualTo(1);
                 });
         qp.close();
-        assertThatThrownBy(() -> qp.postSend(new SendWorkRequest().sge(region, 0, 8)))
+        assertThatThrownBy(() -> qp.postSend(new SendWorkRequest().flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(region, 0, 8)))
                 .isInstanceOf(ResourceClosedException.class);
     }
 
@@ -292,8 +299,8 @@ class NativeRxeLoopbackTest {
         MemoryRegion region = pd.allocateMemory(4096, ALL_ACCESS);
         Pair pair = connectedPair(pd, CompletionQueueOptions.of(64));
         CompletionBatch batch = new CompletionBatch(8);
-        SendWorkRequest send = new SendWorkRequest().wrId(1).sge(region, 0, 64);
-        ReceiveWorkRequest receive = new ReceiveWorkRequest().wrId(2).sge(region, 2048, 64);
+        SendWorkRequest send = new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(region, 0, 64);
+        ReceiveWorkRequest receive = new ReceiveWorkRequest().wrId(2).addSge(region, 2048, 64);
         var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         int warmUp = 2_000;
         int measured = 1_000;
@@ -324,13 +331,15 @@ class NativeRxeLoopbackTest {
         Pair pair = connectedPair(pd, CompletionQueueOptions.of(64));
         CompletionBatch batch = new CompletionBatch(1);
         region.segment().set(ValueLayout.JAVA_LONG, 0, 40);
-        pair.a().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).sge(region, 8, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).addSge(region, 8, 8)
                 .remote(region.remote(0, 8)).atomic(2, 0));
         WorkCompletion added = awaitOne(pair.cqA(), batch);
         assertThat(added.opcode()).isEqualTo(CompletionOpcode.FETCH_ADD);
         assertThat(region.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(40);
         assertThat(region.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42);
-        pair.a().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.ATOMIC_CMP_AND_SWP).sge(region, 16, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.ATOMIC_CMP_AND_SWP).addSge(region, 16, 8)
                 .remote(region.remote(0, 8)).atomic(42, 7));
         assertThat(awaitOne(pair.cqA(), batch).opcode()).isEqualTo(CompletionOpcode.COMP_SWAP);
         assertThat(region.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(7);
@@ -355,13 +364,13 @@ class NativeRxeLoopbackTest {
                 .withCompletionQueues(sendCq, recvCq).withSrq(srq));
         connect(a, b);
         for (int i = 0; i < 4; i++) {
-            srq.postReceive(new ReceiveWorkRequest().wrId(50 + i).sge(region, 1024 + 64L * i, 64));
+            srq.postReceive(new ReceiveWorkRequest().wrId(50 + i).addSge(region, 1024 + 64L * i, 64));
         }
         srq.armLimit(2);
         assertThat(srq.query().limit()).isEqualTo(2);
         CompletionBatch batch = new CompletionBatch(1);
         for (int i = 0; i < 3; i++) {
-            a.postSend(new SendWorkRequest().wrId(i).sge(region, 0, 32));
+            a.postSend(new SendWorkRequest().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(region, 0, 32));
             assertThat(awaitOne(sendCq, batch).status()).isEqualTo(CompletionStatus.SUCCESS);
             WorkCompletion received = awaitOne(recvCq, batch);
             assertThat(received.wrId()).isEqualTo(50 + i);
@@ -383,9 +392,9 @@ class NativeRxeLoopbackTest {
         receiver.connect(null, connectOptions);
         var endpoint = receiver.localEndpoint(connectOptions);
         var ah = pd.createAddressHandle(endpoint.addressVector(connectOptions));
-        receiver.postReceive(new ReceiveWorkRequest().wrId(77).sge(region, 1024, 40 + 64));
+        receiver.postReceive(new ReceiveWorkRequest().wrId(77).addSge(region, 1024, 40 + 64));
         region.segment().setString(0, "datagram");
-        sender.postSend(new SendWorkRequest().wrId(78).sge(region, 0, 16)
+        sender.postSend(new SendWorkRequest().wrId(78).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(region, 0, 16)
                 .datagram(ah, receiver.qpNumber(), connectOptions.qkey()));
         CompletionBatch batch = new CompletionBatch(1);
         WorkCompletion first = awaitOne(cq, batch);
@@ -410,7 +419,8 @@ class NativeRxeLoopbackTest {
         }
         Pair pair = connectedPair(pd, timestamped);
         CompletionBatch batch = new CompletionBatch(1);
-        pair.a().postSend(new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_WRITE).sge(region, 0, 8)
+        pair.a().postSend(new SendWorkRequest().wrId(5).flags(EnumSet.of(SendFlag.SIGNALED))
+                .opcode(SendOpcode.RDMA_WRITE).addSge(region, 0, 8)
                 .remote(region.remote(8, 8)));
         WorkCompletion written = awaitOne(pair.cqA(), batch);
         assertThat(written.wrId()).isEqualTo(5);

@@ -56,7 +56,7 @@ class FabricFaultRecoveryTest {
             assertThat(eventThreadHeld.await(10, TimeUnit.SECONDS)).isTrue();
             failing.reset();
             failing.connect(peer.localEndpoint(ConnectOptions.defaults()), options);
-            failing.postReceive(new ReceiveWorkRequest().wrId(9).sge(memory, 0, 64));
+            failing.postReceive(new ReceiveWorkRequest().wrId(9).addSge(memory, 0, 64));
             release.countDown();
             CountDownLatch eventThreadDrained = new CountDownLatch(1);
             context.addAsyncEventListener(event -> eventThreadDrained.countDown());

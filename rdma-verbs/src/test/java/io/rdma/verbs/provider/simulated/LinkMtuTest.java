@@ -16,6 +16,7 @@ import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.Verbs;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LinkMtuTest {
 
     /** ~1 ms ACK timeout and one retry, so that running out of retries takes no noticeable time. */
-    private static final ConnectOptions SHORT_RETRIES = ConnectOptions.builder().pathMtu(Mtu.MTU_4096).retries(8, 1, 7, 12).build();
+    private static final ConnectOptions SHORT_RETRIES = ConnectOptions.builder().pathMtu(Mtu.MTU_4096)
+            .retries(8, 1, 7, 12).build();
 
     @Test
     void packetAboveTheReceivingPortsMtuIsDroppedAndRetriesRunOut() {
@@ -51,12 +53,14 @@ class LinkMtuTest {
             QueuePair requester = widePd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, sendCq, caps));
             QueuePair responder = narrowPd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, receiveCq, caps));
             requester.connect(responder.localEndpoint(ConnectOptions.defaults()), SHORT_RETRIES);
-            responder.connect(requester.localEndpoint(ConnectOptions.defaults()), SHORT_RETRIES.toBuilder().pathMtu(Mtu.MTU_1024).build());
+            responder.connect(requester.localEndpoint(ConnectOptions.defaults()), SHORT_RETRIES.toBuilder()
+                    .pathMtu(Mtu.MTU_1024).build());
             MemoryRegion source = widePd.allocateMemory(8192, EnumSet.of(AccessFlag.LOCAL_WRITE));
             MemoryRegion target = narrowPd.allocateMemory(8192, EnumSet.of(AccessFlag.LOCAL_WRITE));
-            responder.postReceive(new ReceiveWorkRequest().wrId(1).sge(target, 0, 8192));
+            responder.postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 8192));
 
-            requester.postSend(new SendWorkRequest().wrId(2).sge(source, 0, 2048));
+            requester.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                    .addSge(source, 0, 2048));
 
             CompletionBatch batch = new CompletionBatch(1);
             long deadline = System.nanoTime() + 10_000_000_000L;
