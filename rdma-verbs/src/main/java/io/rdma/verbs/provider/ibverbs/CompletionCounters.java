@@ -5,8 +5,8 @@ import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Unsigned64;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.CompCounterHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.util.EnumSet;
 import java.util.Optional;

@@ -6,8 +6,8 @@ import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.CompCounterHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.util.EnumSet;
 import java.util.IdentityHashMap;

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CompCounterHandle;
@@ -19,7 +20,6 @@ import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.PdHandle;
 import io.rdma.verbs.spi.QpHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.net.InetSocketAddress;
 import java.util.List;

@@ -1,10 +1,11 @@
-package io.rdma.verbs.spi;
+package io.rdma.verbs.provider.support;
 
 import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.spi.CompCounterHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package io.rdma.verbs.spi;
+package io.rdma.verbs.provider.support;
 
 import io.rdma.verbs.api.ResourceKind;
 
@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Objects a provider created and has not destroyed, per kind: what
- * {@link ProviderSession#liveObjects()} reports, so a test can prove nothing leaks.
+ * {@link io.rdma.verbs.spi.ProviderSession#liveObjects()} reports, so a test can prove nothing leaks.
  */
 public final class LiveObjectCensus {
 

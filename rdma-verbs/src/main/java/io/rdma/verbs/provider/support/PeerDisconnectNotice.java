@@ -1,4 +1,4 @@
-package io.rdma.verbs.spi;
+package io.rdma.verbs.provider.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.concurrent.Executor;
 
 /**
  * The actions waiting for a connection's peer to disconnect
- * ({@link ConnectionManagerHandle.ConnectionHandle#onPeerDisconnect}): each runs once, on
+ * ({@link io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle#onPeerDisconnect}): each runs once, on
  * {@code executor}, when the disconnect arrives, or at once if it already has.
  */
 public final class PeerDisconnectNotice {
