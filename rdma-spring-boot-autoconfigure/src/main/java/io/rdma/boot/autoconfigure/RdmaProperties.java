@@ -396,8 +396,8 @@ public class RdmaProperties {
         /** Completion queues by name. */
         private Map<String, CompletionQueue> completionQueues = new LinkedHashMap<>();
 
-        /** Completion counters by name; queue pairs attach to them under their 'comp-counters'. */
-        private Map<String, CompletionCounter> compCounters = new LinkedHashMap<>();
+        /** Completion counters by name; queue pairs attach to them under their 'completion-counters'. */
+        private Map<String, CompletionCounter> completionCounters = new LinkedHashMap<>();
 
         /** Protection domains by name, each with its memory pools, shared receive queues and queue pairs. */
         private Map<String, ProtectionDomain> protectionDomains = new LinkedHashMap<>();
@@ -433,12 +433,12 @@ public class RdmaProperties {
             this.completionQueues = completionQueues;
         }
 
-        public Map<String, CompletionCounter> getCompCounters() {
-            return compCounters;
+        public Map<String, CompletionCounter> getCompletionCounters() {
+            return completionCounters;
         }
 
-        public void setCompCounters(Map<String, CompletionCounter> compCounters) {
-            this.compCounters = compCounters;
+        public void setCompletionCounters(Map<String, CompletionCounter> completionCounters) {
+            this.completionCounters = completionCounters;
         }
 
         public Map<String, ProtectionDomain> getProtectionDomains() {
@@ -805,7 +805,7 @@ public class RdmaProperties {
          * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
          * queue pair may not count the same op kind.
          */
-        private Map<String, List<String>> compCounters = new LinkedHashMap<>();
+        private Map<String, List<String>> completionCounters = new LinkedHashMap<>();
 
         public QueuePairType getType() {
             return type;
@@ -919,12 +919,12 @@ public class RdmaProperties {
             this.sendTimeout = sendTimeout;
         }
 
-        public Map<String, List<String>> getCompCounters() {
-            return compCounters;
+        public Map<String, List<String>> getCompletionCounters() {
+            return completionCounters;
         }
 
-        public void setCompCounters(Map<String, List<String>> compCounters) {
-            this.compCounters = compCounters;
+        public void setCompletionCounters(Map<String, List<String>> completionCounters) {
+            this.completionCounters = completionCounters;
         }
     }
 

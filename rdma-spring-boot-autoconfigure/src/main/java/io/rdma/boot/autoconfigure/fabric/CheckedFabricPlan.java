@@ -237,8 +237,8 @@ public final class CheckedFabricPlan implements FabricPlan {
         device.getCompletionQueues().forEach((cq, settings) ->
                 cqs.put(cq, completionQueue(cq, property + ".completion-queues." + cq, settings)));
         Map<String, CounterPlan> counters = new LinkedHashMap<>();
-        device.getCompCounters().forEach((counter, settings) ->
-                counters.put(counter, counter(counter, property + ".comp-counters." + counter, settings)));
+        device.getCompletionCounters().forEach((counter, settings) ->
+                counters.put(counter, counter(counter, property + ".completion-counters." + counter, settings)));
         List<ProtectionDomainPlan> pds = new ArrayList<>();
         device.getProtectionDomains().forEach((pd, settings) ->
                 pds.add(protectionDomain(pd, property + ".protection-domains." + pd, settings, device, cqs, counters)));
@@ -381,10 +381,10 @@ public final class CheckedFabricPlan implements FabricPlan {
                                                                        Map<String, CounterPlan> counters) {
         Map<String, Set<CompletionCounterOp>> attached = new LinkedHashMap<>();
         Map<CompletionCounterOp, String> countedBy = new HashMap<>();
-        qp.getCompCounters().forEach((counter, opNames) -> {
-            String counterProperty = property + ".comp-counters." + counter;
+        qp.getCompletionCounters().forEach((counter, opNames) -> {
+            String counterProperty = property + ".completion-counters." + counter;
             reference(counter, counterProperty, counters.keySet(), "completion counter",
-                    "comp-counters of the device");
+                    "completion-counters of the device");
             Set<CompletionCounterOp> ops = ConfiguredNames.parseAll(CompletionCounterOp.class, opNames,
                     counterProperty, "a completion counter op kind");
             if (ops.isEmpty()) {

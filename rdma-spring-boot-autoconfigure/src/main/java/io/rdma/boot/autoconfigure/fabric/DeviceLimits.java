@@ -53,9 +53,9 @@ final class DeviceLimits {
         if (!device.counters().isEmpty() && !limits.supportsCompletionCounters()) {
             throw new InvalidRdmaConfigurationException(device.counters().getFirst().property(), "device '"
                     + device.name() + "' has no completion counters (max_comp_cntr is 0; ibv_create_comp_cntr fails"
-                    + " with ENOTSUP)", "Remove the comp-counters of this device, or use a device that has them.");
+                    + " with ENOTSUP)", "Remove the completion-counters of this device, or use a device that has them.");
         }
-        count(device.counters().size(), limits.maxCompletionCounters(), device.property() + ".comp-counters",
+        count(device.counters().size(), limits.maxCompletionCounters(), device.property() + ".completion-counters",
                 "max_comp_cntr");
         for (ProtectionDomainPlan pd : device.protectionDomains()) {
             count(pd.sharedReceiveQueues().size(), limits.maxSrq(), pd.property() + ".shared-receive-queues",
@@ -97,7 +97,7 @@ final class DeviceLimits {
         qp.counters().forEach((counter, ops) -> {
             for (CompletionCounterOp op : ops) {
                 if (!countable.contains(op)) {
-                    throw new InvalidRdmaConfigurationException(qp.property() + ".comp-counters." + counter,
+                    throw new InvalidRdmaConfigurationException(qp.property() + ".completion-counters." + counter,
                             "device '" + device.name() + "' cannot count " + ConfiguredNames.nameOf(op)
                                     + " (ibv_qp_attach_comp_cntr fails with ENOTSUP)",
                             "Count only op kinds the device supports: "

@@ -261,7 +261,7 @@ final class ResourceDeclarations {
         } catch (VerbsException e) {
             created.close();
             throw new RdmaResourceCreationException(qp.name(), ResourceKind.QUEUE_PAIR,
-                    qp.property() + ".comp-counters." + counter, e);
+                    qp.property() + ".completion-counters." + counter, e);
         }
         return created;
     }

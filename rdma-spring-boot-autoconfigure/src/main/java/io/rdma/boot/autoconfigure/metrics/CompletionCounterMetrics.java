@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * {@code rdma.comp.counter} per declared completion counter: its completion and error counts, read
+ * {@code rdma.completion.counter} per declared completion counter: its completion and error counts, read
  * on scrape. The counts are u64s, read unsigned so that a counter past 2^63 does not turn negative.
  */
 public class CompletionCounterMetrics implements MeterBinder {
@@ -25,11 +25,11 @@ public class CompletionCounterMetrics implements MeterBinder {
         for (RdmaFabric.Named<CompletionCounter> counter : fabric.resources(CompletionCounter.class)) {
             CompletionCounter resource = counter.resource();
             String device = resource.context().deviceName();
-            FunctionCounter.builder("rdma.comp.counter", resource,
+            FunctionCounter.builder("rdma.completion.counter", resource,
                             c -> c.isClosed() ? Double.NaN : Unsigned64.toDouble(c.completions()))
                     .description("Completions counted by the completion counter").baseUnit("completions")
                     .tags("device", device, "counter", counter.name(), "status", "success").register(registry);
-            FunctionCounter.builder("rdma.comp.counter", resource, c -> c.isClosed() ? Double.NaN : Unsigned64.toDouble(c.errors()))
+            FunctionCounter.builder("rdma.completion.counter", resource, c -> c.isClosed() ? Double.NaN : Unsigned64.toDouble(c.errors()))
                     .description("Completions counted by the completion counter").baseUnit("completions")
                     .tags("device", device, "counter", counter.name(), "status", "error").register(registry);
         }

@@ -35,7 +35,7 @@ class InvalidConfigurationTests {
     /** A valid fabric: one CQ, one PD with a pool and an RC QP, one completion counter. */
     private static final String[] VALID = {
             DEVICE + ".completion-queues.cq.entries=256",
-            DEVICE + ".comp-counters.sends.external-memory=" + System.getProperty("java.io.tmpdir") + "/rdma-invalid.cntr",
+            DEVICE + ".completion-counters.sends.external-memory=" + System.getProperty("java.io.tmpdir") + "/rdma-invalid.cntr",
             PD + ".memory-pools.buffers.buffer-size=4KiB",
             PD + ".memory-pools.buffers.count=8",
             QP + ".send-cq=cq",
@@ -123,7 +123,7 @@ class InvalidConfigurationTests {
 
     @Test
     void unknownCompletionCounter() {
-        FailureAnalysis analysis = fails(QP + ".comp-counters.recvs", QP + ".comp-counters.recvs=recv");
+        FailureAnalysis analysis = fails(QP + ".completion-counters.recvs", QP + ".completion-counters.recvs=recv");
         assertThat(analysis.getDescription()).contains("no completion counter named 'recvs'");
     }
 
@@ -212,15 +212,15 @@ class InvalidConfigurationTests {
 
     @Test
     void unknownCounterOpKind() {
-        FailureAnalysis analysis = fails(QP + ".comp-counters.sends[0]", QP + ".comp-counters.sends=sned");
+        FailureAnalysis analysis = fails(QP + ".completion-counters.sends[0]", QP + ".completion-counters.sends=sned");
         assertThat(analysis.getAction()).contains("rdma-write");
     }
 
     @Test
     void overlappingOpMasksOfTwoCountersOnOneQueuePair() {
-        FailureAnalysis analysis = fails(QP + ".comp-counters.more", DEVICE + ".comp-counters.more.external-memory="
+        FailureAnalysis analysis = fails(QP + ".completion-counters.more", DEVICE + ".completion-counters.more.external-memory="
                         + System.getProperty("java.io.tmpdir") + "/rdma-invalid-more.cntr",
-                QP + ".comp-counters.sends=send,recv", QP + ".comp-counters.more=recv");
+                QP + ".completion-counters.sends=send,recv", QP + ".completion-counters.more=recv");
         assertThat(analysis.getDescription()).contains("recv").contains("'sends'");
     }
 
@@ -233,7 +233,7 @@ class InvalidConfigurationTests {
 
     @Test
     void datagramQueuePairWithRdmaOps() {
-        FailureAnalysis analysis = fails(QP + ".comp-counters.sends", QP + ".type=ud", QP + ".comp-counters.sends=rdma-write");
+        FailureAnalysis analysis = fails(QP + ".completion-counters.sends", QP + ".type=ud", QP + ".completion-counters.sends=rdma-write");
         assertThat(analysis.getDescription()).contains("UD");
     }
 
@@ -241,8 +241,8 @@ class InvalidConfigurationTests {
     @Test
     @SimulatedOnly
     void counterOpTheDeviceCannotCount() {
-        FailureAnalysis analysis = failsOnSimulated(QP + ".comp-counters.sends",
-                SIMULATED_DEVICE + ".completion-counter-ops=send,recv", QP + ".comp-counters.sends=rdma-write");
+        FailureAnalysis analysis = failsOnSimulated(QP + ".completion-counters.sends",
+                SIMULATED_DEVICE + ".completion-counter-ops=send,recv", QP + ".completion-counters.sends=rdma-write");
         assertThat(analysis.getDescription()).contains("cannot count rdma-write");
     }
 
@@ -250,7 +250,7 @@ class InvalidConfigurationTests {
     @Test
     @SimulatedOnly
     void deviceWithoutCompletionCounters() {
-        failsOnSimulated(DEVICE + ".comp-counters.sends", SIMULATED_DEVICE + ".max-completion-counters=0");
+        failsOnSimulated(DEVICE + ".completion-counters.sends", SIMULATED_DEVICE + ".max-completion-counters=0");
     }
 
     @Test

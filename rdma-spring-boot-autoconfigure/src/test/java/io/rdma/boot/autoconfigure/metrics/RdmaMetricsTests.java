@@ -25,7 +25,7 @@ class RdmaMetricsTests {
                     .functionCounter()).isNotNull();
             assertThat(registry.find("rdma.port.counter").tags("device", FabricRunner.DEVICE, "port", "1").meters())
                     .isNotEmpty();
-            var sends = registry.find("rdma.comp.counter").tags("counter", "sends", "status", "success")
+            var sends = registry.find("rdma.completion.counter").tags("counter", "sends", "status", "success")
                     .functionCounter();
             assertThat(sends.count()).isZero();
             context.getBean("sends", CompletionCounter.class).incrementCompletions(5);

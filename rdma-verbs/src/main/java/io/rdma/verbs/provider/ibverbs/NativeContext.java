@@ -24,7 +24,7 @@ import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
 import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.CountersHandle;
@@ -227,7 +227,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public CompCounterHandle createCompletionCounter(CompletionCounterOptions options) {
+    public CompletionCounterHandle createCompletionCounter(CompletionCounterOptions options) {
         return completionCounters.create(options);
     }
 

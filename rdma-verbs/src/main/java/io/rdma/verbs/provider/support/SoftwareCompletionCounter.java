@@ -5,7 +5,7 @@ import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * completion path counts nothing rather than fail a post or poll half-done, and every use of
  * the counter from then on says why (EFAULT).
  */
-public final class SoftwareCompletionCounter implements CompCounterHandle {
+public final class SoftwareCompletionCounter implements CompletionCounterHandle {
 
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     /** {@code comp_count_max_value} meaning the full unsigned 64-bit range. */

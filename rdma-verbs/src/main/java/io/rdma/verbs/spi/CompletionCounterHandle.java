@@ -3,7 +3,7 @@ package io.rdma.verbs.spi;
 import io.rdma.verbs.api.CompletionCounterMode;
 
 /** {@code struct ibv_comp_cntr}. */
-public interface CompCounterHandle {
+public interface CompletionCounterHandle {
 
     long completions();
 
