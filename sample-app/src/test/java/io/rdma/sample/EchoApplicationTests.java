@@ -36,7 +36,7 @@ class EchoApplicationTests {
     }
 
     @Test
-    void rdmaEndpointAndPrometheusShowTheFabric() throws Exception {
+    void rdmaEndpointAndPrometheusShowTheDeclaredResources() throws Exception {
         assertThat(get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
                 .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated")
                 // u64 limits as exact JSON numbers and GUIDs in ibv_devinfo's form, never signed

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure;
 
-import io.rdma.spring.fabric.CompletionMode;
+import io.rdma.spring.resource.CompletionMode;
 import io.rdma.verbs.api.DeviceNodeAccess;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
@@ -20,12 +20,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * The fabric a service declares under {@code rdma}: named resources in the nesting of the
+ * The resources a service declares under {@code rdma}, named, in the nesting of the
  * verbs hierarchy (device, then protection domains, then what lives in a PD), each becoming a
  * bean named after its key. Names are unique across the whole {@code rdma} tree, so
  * {@code @Qualifier("rpc") QueuePair} is unambiguous.
  *
- * <p>Access flags and counter op kinds are bound as text and checked by the fabric, so a typo
+ * <p>Access flags and counter op kinds are bound as text and checked before anything is created, so a typo
  * is reported with the property path and the list of valid values.
  */
 @ConfigurationProperties(RdmaProperties.PREFIX)
@@ -56,7 +56,7 @@ public class RdmaProperties {
     /** Connections through the connection manager: listeners and outbound connections. */
     private final Connections connections = new Connections();
 
-    /** How the fabric stops when the application context closes. */
+    /** How the declared resources stop when the application context closes. */
     private final Shutdown shutdown = new Shutdown();
 
     public boolean isEnabled() {
@@ -1298,7 +1298,7 @@ public class RdmaProperties {
         }
     }
 
-    /** Shutdown of the fabric. */
+    /** Shutdown of the declared resources. */
     public static class Shutdown {
 
         /** How long outstanding work requests may take to complete before their queue pairs are flushed (moved to ERR). */

@@ -1,7 +1,7 @@
 package io.rdma.spring.connection;
 
-import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
@@ -45,7 +45,7 @@ final class AcceptingListener {
 
     private final ListenerPlan plan;
     private final ConnectionManager manager;
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final RdmaConnections hub;
     private final @Nullable String memoryPool;
     private final Semaphore slots;
@@ -54,12 +54,12 @@ final class AcceptingListener {
     private volatile @Nullable ConnectionListener listener;
     private volatile @Nullable String lastFailure;
 
-    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaFabric fabric, RdmaConnections hub) {
+    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaResources resources, RdmaConnections hub) {
         this.plan = plan;
         this.manager = manager;
-        this.fabric = fabric;
+        this.resources = resources;
         this.hub = hub;
-        this.memoryPool = fabric.queuePairAddress(plan.queuePairSource()).memoryPool();
+        this.memoryPool = resources.queuePairAddress(plan.queuePairSource()).memoryPool();
         this.slots = new Semaphore(plan.peersAtOnce());
     }
 
@@ -137,9 +137,9 @@ final class AcceptingListener {
 
     private QueuePair freshQueuePair() {
         if (plan.queuePair() == null) {
-            return fabric.createQueuePair(plan.queuePairTemplate());
+            return resources.createQueuePair(plan.queuePairTemplate());
         }
-        QueuePair declared = (QueuePair) fabric.resource(plan.queuePair()).orElseThrow().resource();
+        QueuePair declared = (QueuePair) resources.resource(plan.queuePair()).orElseThrow().resource();
         if (declared.state() != QueuePairState.RESET) {
             declared.reset();
         }

@@ -2,10 +2,10 @@ package io.rdma.spring.connection;
 
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.fabric.ConnectionPlan;
-import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
-import io.rdma.spring.fabric.ConnectionPlan.OutboundPlan;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.ConnectionPlan;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventListener;
@@ -77,7 +77,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  ConnectionState state, int attempts, @Nullable String lastFailure) {
     }
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final CompletionRouter router;
     private final CompletionPollers pollers;
     private final RdmaTemplate template;
@@ -98,9 +98,9 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private volatile boolean running;
     private boolean closed;
 
-    public RdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+    public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
                            RdmaTemplate template) {
-        this.fabric = fabric;
+        this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.template = template;
@@ -108,7 +108,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
     public boolean bringsUp(String queuePair) {
-        ConnectionPlan plan = fabric.connections();
+        ConnectionPlan plan = resources.connections();
         return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
                 || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()));
     }
@@ -142,14 +142,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     @Override
     public void start() {
         running = true;
-        ConnectionPlan plan = fabric.connections();
+        ConnectionPlan plan = resources.connections();
         Map<String, ConnectionManager> managers = new LinkedHashMap<>();
-        boolean simulated = fabric.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
+        boolean simulated = resources.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
         try {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
                         listenerPlan.property());
-                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, fabric, this);
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, this);
                 listener.listen();
                 listeners.put(listenerPlan.name(), listener);
                 executor.execute(listener::acceptPeers);
@@ -157,12 +157,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             for (OutboundPlan connectionPlan : plan.outbound()) {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
-                QueuePair qp = fabric.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
+                QueuePair qp = resources.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
                         .orElseThrow();
                 LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
                         connectionPlan.name(), connectionPlan.property() + ".host");
                 OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, this,
-                        fabric.queuePairAddress(connectionPlan.queuePair()).memoryPool());
+                        resources.queuePairAddress(connectionPlan.queuePair()).memoryPool());
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
                 connection.connectAtStartup();
@@ -193,7 +193,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     private DeviceContext deviceContext(String device) {
-        return fabric.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
+        return resources.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
     }
 
     private void onAsyncEvent(AsyncEvent event) {
@@ -218,7 +218,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     /** Makes a template QP of an accepted peer usable by name through the template. */
     void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairTemplate) {
         if (memoryPool != null) {
-            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource(),
+            template.bind(name, qp, (MemoryPool) resources.resource(memoryPool).orElseThrow().resource(),
                     queuePairTemplate);
         }
     }

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.Unsigned64;
 
@@ -14,15 +14,15 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public class CompletionCounterMetrics implements MeterBinder {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
 
-    public CompletionCounterMetrics(RdmaFabric fabric) {
-        this.fabric = fabric;
+    public CompletionCounterMetrics(RdmaResources resources) {
+        this.resources = resources;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (RdmaFabric.Named<CompletionCounter> counter : fabric.resources(CompletionCounter.class)) {
+        for (RdmaResources.Named<CompletionCounter> counter : resources.resources(CompletionCounter.class)) {
             CompletionCounter resource = counter.resource();
             String device = resource.context().deviceName();
             FunctionCounter.builder("rdma.completion.counter", resource,
