@@ -636,10 +636,10 @@ public class RdmaProperties {
         private Map<String, QueuePair> queuePairs = new LinkedHashMap<>();
 
         /**
-         * Queue pair templates by name: settings as under 'queue-pairs', from which a listener
-         * creates one queue pair per accepted peer. A template is not a bean.
+         * Queue pair prototypes by name: settings as under 'queue-pairs', from which a listener
+         * creates one queue pair per accepted peer. A prototype is not a bean.
          */
-        private Map<String, QueuePair> queuePairTemplates = new LinkedHashMap<>();
+        private Map<String, QueuePair> queuePairPrototypes = new LinkedHashMap<>();
 
         public Map<String, MemoryPool> getMemoryPools() {
             return memoryPools;
@@ -665,12 +665,12 @@ public class RdmaProperties {
             this.queuePairs = queuePairs;
         }
 
-        public Map<String, QueuePair> getQueuePairTemplates() {
-            return queuePairTemplates;
+        public Map<String, QueuePair> getQueuePairPrototypes() {
+            return queuePairPrototypes;
         }
 
-        public void setQueuePairTemplates(Map<String, QueuePair> queuePairTemplates) {
-            this.queuePairTemplates = queuePairTemplates;
+        public void setQueuePairPrototypes(Map<String, QueuePair> queuePairPrototypes) {
+            this.queuePairPrototypes = queuePairPrototypes;
         }
     }
 
@@ -1098,7 +1098,7 @@ public class RdmaProperties {
 
     /**
      * A listener (rdma_bind_addr + rdma_listen). Each accepted peer gets a queue pair of its
-     * own, created from 'queue-pair-template'; or, with 'queue-pair', the one declared queue
+     * own, created from 'queue-pair-prototype'; or, with 'queue-pair', the one declared queue
      * pair serves a single peer at a time.
      */
     public static class ConnectionListener {
@@ -1116,15 +1116,15 @@ public class RdmaProperties {
         private int backlog = 16;
 
         /**
-         * Name of a queue pair template (under a protection domain's 'queue-pair-templates'):
+         * Name of a queue pair prototype (under a protection domain's 'queue-pair-prototypes'):
          * every accepted peer gets a queue pair created from it, closed when the peer goes.
          */
-        private @Nullable String queuePairTemplate;
+        private @Nullable String queuePairPrototype;
 
-        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-template'. */
+        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-prototype'. */
         private @Nullable String queuePair;
 
-        /** Peers connected at once through 'queue-pair-template'; further requests wait in the backlog. */
+        /** Peers connected at once through 'queue-pair-prototype'; further requests wait in the backlog. */
         private int maxConnections = 16;
 
         /**
@@ -1158,12 +1158,12 @@ public class RdmaProperties {
             this.backlog = backlog;
         }
 
-        public @Nullable String getQueuePairTemplate() {
-            return queuePairTemplate;
+        public @Nullable String getQueuePairPrototype() {
+            return queuePairPrototype;
         }
 
-        public void setQueuePairTemplate(@Nullable String queuePairTemplate) {
-            this.queuePairTemplate = queuePairTemplate;
+        public void setQueuePairPrototype(@Nullable String queuePairPrototype) {
+            this.queuePairPrototype = queuePairPrototype;
         }
 
         public @Nullable String getQueuePair() {

@@ -48,9 +48,9 @@ import org.springframework.context.SmartLifecycle;
  * status) or whose peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}) is connected again
  * (outbound) or let go (accepted).
  *
- * <p>It owns what the connection manager creates, and the queue pairs created from templates
+ * <p>It owns what the connection manager creates, and the queue pairs created from prototypes
  * for accepted peers: at stop they are closed in libibverbs' destroy order (listeners first,
- * then connections, their QPs flushed and the flush delivered, then the template QPs) before
+ * then connections, their QPs flushed and the flush delivered, then the prototype QPs) before
  * any declared resource is destroyed.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
@@ -68,7 +68,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  String queuePair, List<PeerStatus> peers, @Nullable String lastFailure) {
     }
 
-    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
+    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for prototype QPs). */
     public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState) {
     }
 
@@ -115,7 +115,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /**
      * Tells {@code observer} of every connection of {@code source} (a declared queue pair, or a
-     * template listener's name), those already up included.
+     * prototype listener's name), those already up included.
      */
     public void observe(String source, ConnectionObserver observer) {
         synchronized (observers) {
@@ -215,15 +215,15 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         failureWatchers.remove(qp);
     }
 
-    /** Makes a template QP of an accepted peer usable by name through the template. */
-    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairTemplate) {
+    /** Makes a prototype QP of an accepted peer usable by name through the template. */
+    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairPrototype) {
         if (memoryPool != null) {
             template.bind(name, qp, (MemoryPool) resources.resource(memoryPool).orElseThrow().resource(),
-                    queuePairTemplate);
+                    queuePairPrototype);
         }
     }
 
-    /** Forgets and closes a template QP whose peer is gone. */
+    /** Forgets and closes a prototype QP whose peer is gone. */
     void abandon(String name, QueuePair qp) {
         template.unbind(name);
         router.unroute(qp);
@@ -300,7 +300,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         }
         eventListeners.forEach(DeviceContext::removeAsyncEventListener);
         List<Runnable> closings = new ArrayList<>();
-        // in the destroy order: listeners, then connections, then the template QPs of accepted peers
+        // in the destroy order: listeners, then connections, then the prototype QPs of accepted peers
         listeners.values().forEach(listener -> closings.add(listener::stopListening));
         outbound.values().forEach(connection -> closings.add(connection::close));
         listeners.values().forEach(listener -> closings.add(listener::close));

@@ -40,7 +40,7 @@ import org.springframework.util.ReflectionUtils;
  * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
  * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
  * connection brings up, else each time its connection comes up; for a listener with a queue
- * pair template, on the queue pair of every peer it accepts. Each method has one
+ * pair prototype, on the queue pair of every peer it accepts. Each method has one
  * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
  * its concurrency and hands its failures to its error handler. The resources are looked up lazily: a
  * post-processor is created before ordinary beans, {@code RdmaResources} among them.
@@ -117,17 +117,17 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     /**
      * For each peer the listener accepts, a container on the peer's queue pair, sharing the
-     * template's pool; stopped when the peer goes, so its posted buffers return to the pool.
+     * prototype's pool; stopped when the peer goes, so its posted buffers return to the pool.
      */
     private ConnectionObserver peerReceiver(RdmaResources rdma, RdmaConnections declared, Listener listener,
                                             ListenerInvoker invoker) {
         ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
                 .filter(candidate -> candidate.name().equals(listener.connectionListener())
-                        && candidate.queuePairTemplate() != null)
+                        && candidate.queuePairPrototype() != null)
                 .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
                         + " names connection listener '" + listener.connectionListener() + "', which is not declared"
-                        + " under rdma.connections.listeners with a queue-pair-template"));
-        MemoryPool pool = pool(rdma, listener, plan.queuePairTemplate());
+                        + " under rdma.connections.listeners with a queue-pair-prototype"));
+        MemoryPool pool = pool(rdma, listener, plan.queuePairPrototype());
         Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
         return new ConnectionObserver() {
             @Override

@@ -10,23 +10,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The declared listeners and outbound connections, checked against the declared queue pairs and
- * templates before anything was created: every reference names an rc or uc queue pair (or
- * template) of the device it sits on, and no queue pair is brought up by two connections.
+ * prototypes before anything was created: every reference names an rc or uc queue pair (or
+ * prototype) of the device it sits on, and no queue pair is brought up by two connections.
  * {@code property} of each names its declaration, for messages.
  */
 public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> outbound) {
 
     /**
      * A listener on {@code device}. Exactly one of {@code queuePair} (one peer at a time on that
-     * declared QP) and {@code queuePairTemplate} (a QP per peer) is set.
+     * declared QP) and {@code queuePairPrototype} (a QP per peer) is set.
      */
     public record ListenerPlan(String name, String property, String device, InetAddress address, int port,
-                               int backlog, @Nullable String queuePair, @Nullable String queuePairTemplate,
+                               int backlog, @Nullable String queuePair, @Nullable String queuePairPrototype,
                                int maxConnections, Duration acceptTimeout) {
 
-        /** The QP or template every accepted connection runs on. */
+        /** The QP or prototype every accepted connection runs on. */
         public String queuePairSource() {
-            return queuePair != null ? queuePair : queuePairTemplate;
+            return queuePair != null ? queuePair : queuePairPrototype;
         }
 
         public int peersAtOnce() {
@@ -46,11 +46,11 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         }
     }
 
-    /** How many peers may be connected at once through each template, summed over the listeners using it. */
-    public Map<String, Integer> peersPerTemplate() {
+    /** How many peers may be connected at once through each prototype, summed over the listeners using it. */
+    public Map<String, Integer> peersPerPrototype() {
         Map<String, Integer> peers = new HashMap<>();
-        listeners.stream().filter(listener -> listener.queuePairTemplate() != null)
-                .forEach(listener -> peers.merge(listener.queuePairTemplate(), listener.maxConnections(), Integer::sum));
+        listeners.stream().filter(listener -> listener.queuePairPrototype() != null)
+                .forEach(listener -> peers.merge(listener.queuePairPrototype(), listener.maxConnections(), Integer::sum));
         return peers;
     }
 }

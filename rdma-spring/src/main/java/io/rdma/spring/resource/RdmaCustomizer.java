@@ -12,7 +12,7 @@ import java.util.function.UnaryOperator;
  * Adjusts, in code, the options one declared resource is created with, where a property cannot
  * say it (as Resilience4j's {@code CircuitBreakerConfigCustomizer} adjusts one named circuit
  * breaker). Declare it as a bean; the resource of its kind named {@link #name()} (for queue
- * pairs, also a queue pair template: each QP made from it) is created with what
+ * pairs, also a queue pair prototype: each QP made from it) is created with what
  * {@link #customize} returns. Several customizers of one resource apply in bean order.
  *
  * <pre>{@code
@@ -44,7 +44,7 @@ public interface RdmaCustomizer<T> {
     /** The options to create the resource with, given those its declaration (and earlier customizers) made. */
     T customize(T options);
 
-    /** Customizes queue pair (or queue pair template) {@code name}: capabilities, {@code sq_sig_all}. */
+    /** Customizes queue pair (or queue pair prototype) {@code name}: capabilities, {@code sq_sig_all}. */
     static RdmaCustomizer<QueuePairOptions> queuePair(String name, UnaryOperator<QueuePairOptions> customizer) {
         return new NamedCustomizer<>(ResourceKind.QUEUE_PAIR, QueuePairOptions.class, name, customizer);
     }

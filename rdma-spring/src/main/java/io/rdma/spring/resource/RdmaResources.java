@@ -27,14 +27,14 @@ public final class RdmaResources {
     private final Map<String, CompletionPolling> completionPolling;
     private final Duration drainTimeout;
     private final ConnectionPlan connections;
-    private final QueuePairTemplates queuePairTemplates;
+    private final QueuePairPrototypes queuePairPrototypes;
 
     /**
      * {@code resources}: every declared resource, created, in creation order,
-     * described by {@code plan}; {@code queuePairTemplates} creates the listeners' per-peer QPs.
+     * described by {@code plan}; {@code queuePairPrototypes} creates the listeners' per-peer QPs.
      */
     public RdmaResources(Verbs verbs, List<ManagedResource> resources, ResourcePlan plan,
-                         QueuePairTemplates queuePairTemplates) {
+                         QueuePairPrototypes queuePairPrototypes) {
         this.verbs = verbs;
         this.resources = List.copyOf(resources);
         this.configuredPorts = plan.configuredPorts();
@@ -44,7 +44,7 @@ public final class RdmaResources {
         this.completionPolling = plan.completionPolling();
         this.drainTimeout = plan.drainTimeout();
         this.connections = plan.connections();
-        this.queuePairTemplates = queuePairTemplates;
+        this.queuePairPrototypes = queuePairPrototypes;
     }
 
     /** The declared listeners and outbound connections. */
@@ -53,11 +53,11 @@ public final class RdmaResources {
     }
 
     /**
-     * A new queue pair from template {@code template}, on the template's PD and CQs with its
+     * A new queue pair from prototype {@code prototype}, on the prototype's PD and CQs with its
      * counters attached; the caller owns it and closes it before the declared resources go.
      */
-    public QueuePair createQueuePair(String template) {
-        return queuePairTemplates.create(template);
+    public QueuePair createQueuePair(String prototype) {
+        return queuePairPrototypes.create(prototype);
     }
 
     /** How declared completion queue {@code cq} is polled, as the checked configuration says. */
@@ -76,19 +76,19 @@ public final class RdmaResources {
 
     /**
      * How long the template waits for room in a full send queue of declared queue pair (or queue
-     * pair template) {@code queuePair}, and the property that sets it: its own
+     * pair prototype) {@code queuePair}, and the property that sets it: its own
      * {@code send-timeout}, or else its device's {@code queue-pair-defaults.send-timeout}.
      */
     public SendTimeout sendTimeout(String queuePair) {
         SendTimeout timeout = sendTimeouts.get(queuePair);
         if (timeout == null) {
-            throw new IllegalArgumentException("no queue pair or queue pair template named '" + queuePair
+            throw new IllegalArgumentException("no queue pair or queue pair prototype named '" + queuePair
                     + "' is declared under rdma.devices");
         }
         return timeout;
     }
 
-    /** The port and memory pool the configuration gives queue pair (or template) {@code name}. */
+    /** The port and memory pool the configuration gives queue pair (or prototype) {@code name}. */
     public QueuePairAddress queuePairAddress(String name) {
         QueuePairAddress address = queuePairAddresses.get(name);
         if (address == null) {

@@ -21,10 +21,10 @@ public interface ResourcePlan {
     /** How each declared completion queue is polled, by its name. */
     Map<String, CompletionPolling> completionPolling();
 
-    /** The port and memory pool of each queue pair and queue pair template, by name. */
+    /** The port and memory pool of each queue pair and queue pair prototype, by name. */
     Map<String, QueuePairAddress> queuePairAddresses();
 
-    /** How long sends on each queue pair and queue pair template wait for send-queue room, by name. */
+    /** How long sends on each queue pair and queue pair prototype wait for send-queue room, by name. */
     Map<String, SendTimeout> sendTimeouts();
 
     /** What each flow's counter points collect, by flow name, in index order. */

@@ -76,7 +76,7 @@ public class RdmaTemplate {
      * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
      * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
      * wait for send-queue room as long as the {@code send-timeout} of {@code createdFrom}, the
-     * declared queue pair template it was created from, says.
+     * declared queue pair prototype it was created from, says.
      */
     public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
         operations.put(name, new QueuePairOperations(name, qp, pool, resources.sendTimeout(createdFrom), router));

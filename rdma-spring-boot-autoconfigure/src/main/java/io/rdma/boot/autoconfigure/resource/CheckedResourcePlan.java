@@ -76,8 +76,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
         properties.getDevices().forEach((name, device) -> read.add(device(name, device)));
         this.devices = List.copyOf(read);
         this.connections = ConnectionPlanReader.read(properties.getConnections(), devices);
-        Map<String, Integer> peersPerTemplate = connections.peersPerTemplate();
-        devices.forEach(device -> checkCompletionQueueSizes(device, peersPerTemplate));
+        Map<String, Integer> peersPerPrototype = connections.peersPerPrototype();
+        devices.forEach(device -> checkCompletionQueueSizes(device, peersPerPrototype));
         notNegative(properties.getShutdown().getDrainTimeout(), RdmaProperties.PREFIX + ".shutdown.drain-timeout");
         this.resources = ResourceDeclarations.of(devices, connections);
     }
@@ -98,7 +98,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return properties.getShutdown().getDrainTimeout();
     }
 
-    /** The listeners and outbound connections, checked against the declared queue pairs and templates. */
+    /** The listeners and outbound connections, checked against the declared queue pairs and prototypes. */
     @Override
     public ConnectionPlan connections() {
         return connections;
@@ -135,13 +135,13 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return ports;
     }
 
-    /** The port each queue pair and queue pair template connects with, and its memory pool, by name. */
+    /** The port each queue pair and queue pair prototype connects with, and its memory pool, by name. */
     @Override
     public Map<String, QueuePairAddress> queuePairAddresses() {
         Map<String, QueuePairAddress> addresses = new LinkedHashMap<>();
         devices.forEach(device -> {
             device.queuePairs().forEach(qp -> addresses.put(qp.name(), address(qp)));
-            device.queuePairTemplates().forEach(qp -> addresses.put(qp.name(), address(qp)));
+            device.queuePairPrototypes().forEach(qp -> addresses.put(qp.name(), address(qp)));
         });
         return addresses;
     }
@@ -150,24 +150,24 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return new QueuePairAddress(qp.port(), qp.memoryPool());
     }
 
-    /** The queue pair templates by name, for creating a QP per accepted peer. */
-    Map<String, QueuePairPlan> queuePairTemplates() {
-        Map<String, QueuePairPlan> templates = new LinkedHashMap<>();
-        devices.forEach(device -> device.queuePairTemplates().forEach(qp -> templates.put(qp.name(), qp)));
-        return templates;
+    /** The queue pair prototypes by name, for creating a QP per accepted peer. */
+    Map<String, QueuePairPlan> queuePairPrototypes() {
+        Map<String, QueuePairPlan> prototypes = new LinkedHashMap<>();
+        devices.forEach(device -> device.queuePairPrototypes().forEach(qp -> prototypes.put(qp.name(), qp)));
+        return prototypes;
     }
 
 
     /**
      * How long the template waits for send-queue room, by the name of each queue pair and
-     * template (names are unique across the tree), the device's {@code queue-pair-defaults} applied.
+     * prototype (names are unique across the tree), the device's {@code queue-pair-defaults} applied.
      */
     @Override
     public Map<String, SendTimeout> sendTimeouts() {
         Map<String, SendTimeout> timeouts = new LinkedHashMap<>();
         devices.forEach(device -> {
             device.queuePairs().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
-            device.queuePairTemplates().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
+            device.queuePairPrototypes().forEach(qp -> timeouts.put(qp.name(), qp.sendTimeout()));
         });
         return timeouts;
     }
@@ -183,14 +183,14 @@ public final class CheckedResourcePlan implements ResourcePlan {
 
     /**
      * Every customizer names a declared resource of its kind (a queue pair customizer may name a
-     * queue pair template): a name nothing declares fails the start rather than being ignored.
+     * queue pair prototype): a name nothing declares fails the start rather than being ignored.
      */
     void checkCustomized(List<RdmaCustomizer<?>> customizers) {
         Map<ResourceKind, Set<String>> declaredByKind = new EnumMap<>(ResourceKind.class);
         resources.forEach(resource -> declaredByKind.computeIfAbsent(resource.kind(), kind -> new TreeSet<>())
                 .add(resource.name()));
-        devices.forEach(device -> device.queuePairTemplates().forEach(template -> declaredByKind
-                .computeIfAbsent(ResourceKind.QUEUE_PAIR, kind -> new TreeSet<>()).add(template.name())));
+        devices.forEach(device -> device.queuePairPrototypes().forEach(prototype -> declaredByKind
+                .computeIfAbsent(ResourceKind.QUEUE_PAIR, kind -> new TreeSet<>()).add(prototype.name())));
         for (RdmaCustomizer<?> customizer : customizers) {
             Set<String> declared = declaredByKind.getOrDefault(customizer.kind(), Set.of());
             if (!declared.contains(customizer.name())) {
@@ -294,11 +294,11 @@ public final class CheckedResourcePlan implements ResourcePlan {
         List<QueuePairPlan> qps = new ArrayList<>();
         pd.getQueuePairs().forEach((qp, settings) -> qps.add(queuePair(qp, property + ".queue-pairs." + qp, name,
                 settings, device, cqs, counters, pools, srqs)));
-        List<QueuePairPlan> templates = new ArrayList<>();
-        pd.getQueuePairTemplates().forEach((template, settings) -> templates.add(queuePair(template,
-                property + ".queue-pair-templates." + template, name, settings, device, cqs, counters, pools, srqs)));
+        List<QueuePairPlan> prototypes = new ArrayList<>();
+        pd.getQueuePairPrototypes().forEach((prototype, settings) -> prototypes.add(queuePair(prototype,
+                property + ".queue-pair-prototypes." + prototype, name, settings, device, cqs, counters, pools, srqs)));
         return new ProtectionDomainPlan(name, property, List.copyOf(pools.values()), List.copyOf(srqs.values()), qps,
-                templates);
+                prototypes);
     }
 
     private MemoryPoolPlan memoryPool(String name, String property, String pd, RdmaProperties.MemoryPool pool) {
@@ -445,19 +445,19 @@ public final class CheckedResourcePlan implements ResourcePlan {
     }
 
     /**
-     * Every CQ must hold what its QPs can have outstanding; a template counts once per peer its
-     * listeners may connect at once ({@code peersPerTemplate}).
+     * Every CQ must hold what its QPs can have outstanding; a prototype counts once per peer its
+     * listeners may connect at once ({@code peersPerPrototype}).
      */
-    private static void checkCompletionQueueSizes(DevicePlan device, Map<String, Integer> peersPerTemplate) {
+    private static void checkCompletionQueueSizes(DevicePlan device, Map<String, Integer> peersPerPrototype) {
         Map<String, Long> needed = new LinkedHashMap<>();
         Map<String, List<String>> users = new LinkedHashMap<>();
         for (ProtectionDomainPlan pd : device.protectionDomains()) {
             Map<String, SharedReceiveQueuePlan> srqs = new HashMap<>();
             pd.sharedReceiveQueues().forEach(srq -> srqs.put(srq.name(), srq));
             List<QueuePairPlan> qps = new ArrayList<>(pd.queuePairs());
-            qps.addAll(pd.queuePairTemplates());
+            qps.addAll(pd.queuePairPrototypes());
             for (QueuePairPlan qp : qps) {
-                long copies = peersPerTemplate.getOrDefault(qp.name(), pd.queuePairs().contains(qp) ? 1 : 0);
+                long copies = peersPerPrototype.getOrDefault(qp.name(), pd.queuePairs().contains(qp) ? 1 : 0);
                 String user = copies == 1 ? qp.name() : copies + " x " + qp.name();
                 needed.merge(qp.sendCq(), copies * qp.capabilities().maxSendWr(), Long::sum);
                 users.computeIfAbsent(qp.sendCq(), k -> new ArrayList<>()).add(user);
@@ -478,7 +478,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
                         + " work requests outstanding (send + receive WRs); a full CQ overruns and moves them to"
                         + " the error state (verbs manual §5.2)",
                         "Set entries to at least " + entries + ", or lower the queue pairs' max-send-wr/max-recv-wr"
-                                + " (or the max-connections of listeners using their templates).");
+                                + " (or the max-connections of listeners using their prototypes).");
             }
         });
     }

@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code rdma.connections} properties into a {@link ConnectionPlan}, checked against the
- * declared queue pairs and templates before anything is created: every reference resolves to an
- * rc or uc queue pair (or template), ports, backlogs and retries are in range, a listener address
+ * declared queue pairs and prototypes before anything is created: every reference resolves to an
+ * rc or uc queue pair (or prototype), ports, backlogs and retries are in range, a listener address
  * is an IP literal, and no queue pair is brought up by two connections.
  */
 final class ConnectionPlanReader {
@@ -32,18 +32,18 @@ final class ConnectionPlanReader {
 
     static ConnectionPlan read(RdmaProperties.Connections connections, List<DevicePlan> devices) {
         Map<String, QueuePairPlan> qps = new LinkedHashMap<>();
-        Map<String, QueuePairPlan> templates = new LinkedHashMap<>();
+        Map<String, QueuePairPlan> prototypes = new LinkedHashMap<>();
         Map<String, String> deviceOf = new HashMap<>();
         for (DevicePlan device : devices) {
             device.queuePairs().forEach(qp -> qps.put(qp.name(), qp));
-            device.queuePairTemplates().forEach(qp -> templates.put(qp.name(), qp));
+            device.queuePairPrototypes().forEach(qp -> prototypes.put(qp.name(), qp));
             device.queuePairs().forEach(qp -> deviceOf.put(qp.name(), device.name()));
-            device.queuePairTemplates().forEach(qp -> deviceOf.put(qp.name(), device.name()));
+            device.queuePairPrototypes().forEach(qp -> deviceOf.put(qp.name(), device.name()));
         }
         Map<String, String> usedBy = new HashMap<>();
         List<ListenerPlan> listeners = new ArrayList<>();
         connections.getListeners().forEach((name, listener) -> {
-            ListenerPlan plan = listener(name, PROPERTY + ".listeners." + name, listener, qps, templates, deviceOf);
+            ListenerPlan plan = listener(name, PROPERTY + ".listeners." + name, listener, qps, prototypes, deviceOf);
             if (plan.queuePair() != null) {
                 claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
             }
@@ -59,30 +59,30 @@ final class ConnectionPlanReader {
     }
 
     private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
-                                         Map<String, QueuePairPlan> qps, Map<String, QueuePairPlan> templates,
+                                         Map<String, QueuePairPlan> qps, Map<String, QueuePairPlan> prototypes,
                                          Map<String, String> deviceOf) {
-        if ((listener.getQueuePair() == null) == (listener.getQueuePairTemplate() == null)) {
+        if ((listener.getQueuePair() == null) == (listener.getQueuePairPrototype() == null)) {
             throw new InvalidRdmaConfigurationException(property, "a listener runs its connections either on"
-                    + " queue pairs created from a template or on one declared queue pair, and this one names "
-                    + (listener.getQueuePair() == null ? "neither" : "both"), "Set queue-pair-template (a queue"
+                    + " queue pairs created from a prototype or on one declared queue pair, and this one names "
+                    + (listener.getQueuePair() == null ? "neither" : "both"), "Set queue-pair-prototype (a queue"
                     + " pair per peer) or queue-pair (one peer at a time).");
         }
         String qp = null;
-        String template = null;
+        String prototype = null;
         if (listener.getQueuePair() != null) {
             qp = connectable(listener.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                     "queue-pairs of a protection domain");
         } else {
-            template = connectable(listener.getQueuePairTemplate(), property + ".queue-pair-template", templates,
-                    "queue pair template", "queue-pair-templates of a protection domain");
+            prototype = connectable(listener.getQueuePairPrototype(), property + ".queue-pair-prototype", prototypes,
+                    "queue pair prototype", "queue-pair-prototypes of a protection domain");
         }
         InetAddress address = ipLiteral(listener.getAddress(), property + ".address");
         inRange(listener.getPort(), 0, 65535, property + ".port", "0 (the connection manager chooses) to 65535");
         CheckedResourcePlan.positive(listener.getBacklog(), property + ".backlog");
         CheckedResourcePlan.positive(listener.getMaxConnections(), property + ".max-connections");
         positive(listener.getAcceptTimeout(), property + ".accept-timeout");
-        return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : template), address, listener.getPort(),
-                listener.getBacklog(), qp, template, listener.getMaxConnections(), listener.getAcceptTimeout());
+        return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : prototype), address, listener.getPort(),
+                listener.getBacklog(), qp, prototype, listener.getMaxConnections(), listener.getAcceptTimeout());
     }
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
@@ -116,7 +116,7 @@ final class ConnectionPlanReader {
                 backoff.getMultiplier(), backoff.getMax());
     }
 
-    /** A reference to an rc or uc queue pair (or template): rdma_cm connects nothing else. */
+    /** A reference to an rc or uc queue pair (or prototype): rdma_cm connects nothing else. */
     private static String connectable(@Nullable String name, String property, Map<String, QueuePairPlan> declared,
                                       String what, String where) {
         String resolved = CheckedResourcePlan.reference(name, property, declared.keySet(), what, where);

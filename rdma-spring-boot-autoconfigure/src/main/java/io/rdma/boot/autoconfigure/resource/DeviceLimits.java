@@ -63,7 +63,7 @@ final class DeviceLimits {
             pd.memoryPools().forEach(this::memoryPool);
             pd.sharedReceiveQueues().forEach(this::sharedReceiveQueue);
             pd.queuePairs().forEach(this::queuePair);
-            pd.queuePairTemplates().forEach(this::queuePair);
+            pd.queuePairPrototypes().forEach(this::queuePair);
         }
         device.flows().forEach(this::flow);
     }

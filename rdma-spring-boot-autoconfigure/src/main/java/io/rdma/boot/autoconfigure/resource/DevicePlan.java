@@ -30,12 +30,12 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
                   List<CompletionQueuePlan> completionQueues, List<CounterPlan> counters,
                   List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
 
-    /** This plan with every unset GID index (the device's, its QPs' and templates') set to the one chosen for its port. */
+    /** This plan with every unset GID index (the device's, its QPs' and prototypes') set to the one chosen for its port. */
     DevicePlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
         List<ProtectionDomainPlan> pds = protectionDomains.stream().map(pd -> new ProtectionDomainPlan(pd.name(),
                 pd.property(), pd.memoryPools(), pd.sharedReceiveQueues(),
                 pd.queuePairs().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList(),
-                pd.queuePairTemplates().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList())).toList();
+                pd.queuePairPrototypes().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList())).toList();
         return new DevicePlan(name, property, port, gidIndex != null ? gidIndex : chosenByPort.get(port),
                 completionQueues, counters, pds, flows);
     }
@@ -51,8 +51,8 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
         return protectionDomains.stream().flatMap(pd -> pd.queuePairs().stream()).toList();
     }
 
-    List<QueuePairPlan> queuePairTemplates() {
-        return protectionDomains.stream().flatMap(pd -> pd.queuePairTemplates().stream()).toList();
+    List<QueuePairPlan> queuePairPrototypes() {
+        return protectionDomains.stream().flatMap(pd -> pd.queuePairPrototypes().stream()).toList();
     }
 
     /** A CQ; {@code channelName} is set when the mode sleeps on a completion channel of its own. */
@@ -64,10 +64,10 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
     record CounterPlan(String name, String property, @Nullable Path externalMemory) {
     }
 
-    /** A PD; its {@code queuePairTemplates} are QPs a listener creates per accepted peer, not beans. */
+    /** A PD; its {@code queuePairPrototypes} are QPs a listener creates per accepted peer, not beans. */
     record ProtectionDomainPlan(String name, String property, List<MemoryPoolPlan> memoryPools,
                                 List<SharedReceiveQueuePlan> sharedReceiveQueues, List<QueuePairPlan> queuePairs,
-                                List<QueuePairPlan> queuePairTemplates) {
+                                List<QueuePairPlan> queuePairPrototypes) {
     }
 
     record MemoryPoolPlan(String name, String property, String protectionDomain, int bufferSize, int count,

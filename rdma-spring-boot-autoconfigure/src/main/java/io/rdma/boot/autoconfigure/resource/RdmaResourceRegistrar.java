@@ -121,12 +121,12 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         for (DeclaredResource resource : resources) {
             managed.add(new RdmaResources.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
         }
-        Map<String, QueuePairPlan> templates = plan.queuePairTemplates();
-        return new RdmaResources(lookup.verbs(), managed, plan, template -> {
-            QueuePairPlan qp = templates.get(template);
+        Map<String, QueuePairPlan> prototypes = plan.queuePairPrototypes();
+        return new RdmaResources(lookup.verbs(), managed, plan, prototype -> {
+            QueuePairPlan qp = prototypes.get(prototype);
             if (qp == null) {
-                throw new IllegalArgumentException("no queue pair template named '" + template + "' is declared;"
-                        + " declared: " + templates.keySet());
+                throw new IllegalArgumentException("no queue pair prototype named '" + prototype + "' is declared;"
+                        + " declared: " + prototypes.keySet());
             }
             return ResourceDeclarations.createQueuePair(qp, lookup);
         });

@@ -164,7 +164,7 @@ final class ResourceDeclarations {
     private static List<GidUse> gidUses(DevicePlan device) {
         List<GidUse> uses = new ArrayList<>(List.of(new GidUse(device.port(), device.gidIndex(),
                 device.property() + ".gid-index")));
-        Stream.concat(device.queuePairs().stream(), device.queuePairTemplates().stream()).forEach(qp ->
+        Stream.concat(device.queuePairs().stream(), device.queuePairPrototypes().stream()).forEach(qp ->
                 uses.add(new GidUse(qp.port(), qp.gidIndex(), qp.property() + ".gid-index")));
         return uses;
     }

@@ -115,7 +115,7 @@ class RdmaConnectionsTests {
     @Test
     void portZeroListensOnAChosenPortThatIsShown() {
         RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.spare.port=0",
-                "rdma.connections.listeners.spare.queue-pair-template=echo-peer",
+                "rdma.connections.listeners.spare.queue-pair-prototype=echo-peer",
                 "rdma.connections.listeners.spare.max-connections=1",
                 "rdma.connections.listeners.echo.max-connections=3").run(context -> {
                     assertThat(context).hasNotFailed();
@@ -239,11 +239,11 @@ class RdmaConnectionsTests {
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
-    /** Simulated only: the template QP fails by fault injection. */
+    /** Simulated only: the prototype QP fails by fault injection. */
     @Test
     @SimulatedOnly
-    void aTemplateQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
-        // the first ibv_create_qp after the declared client QP is the listener's first template QP
+    void aPrototypeQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
+        // the first ibv_create_qp after the declared client QP is the listener's first prototype QP
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(1);
         RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
@@ -305,7 +305,7 @@ class RdmaConnectionsTests {
                 .withPropertyValues("rdma.connections.listeners.echo.address=" + RdmaContextRunners.PEER_ADDRESS,
                         "rdma.connections.listeners.again.address=" + RdmaContextRunners.PEER_ADDRESS,
                         "rdma.connections.listeners.again.port=7471",
-                        "rdma.connections.listeners.again.queue-pair-template=echo-peer",
+                        "rdma.connections.listeners.again.queue-pair-prototype=echo-peer",
                         "rdma.connections.listeners.again.max-connections=1").run(context -> {
                     RdmaConnectionException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             RdmaConnectionException.class);
@@ -320,7 +320,7 @@ class RdmaConnectionsTests {
     }
 
     @Test
-    void aListenerNamesEitherAQueuePairOrATemplate() {
+    void aListenerNamesEitherAQueuePairOrAPrototype() {
         RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.echo.queue-pair=client")
                 .run(context -> assertThat(RdmaContextRunners.cause(context.getStartupFailure(),
                         InvalidRdmaConfigurationException.class).property())
@@ -328,7 +328,7 @@ class RdmaConnectionsTests {
     }
 
     @Test
-    void templatePeersCountAgainstTheirCompletionQueue() {
+    void prototypePeersCountAgainstTheirCompletionQueue() {
         RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.echo.max-connections=8")
                 .run(context -> {
                     InvalidRdmaConfigurationException failure = RdmaContextRunners.cause(context.getStartupFailure(),

@@ -126,9 +126,9 @@ class RdmaListenerTests {
      */
     @Test
     void aReplyThatCannotBeSentReachesTheErrorHandler() {
-        String peerTemplate = PD + ".queue-pair-templates.sink-peer";
+        String peerPrototype = PD + ".queue-pair-prototypes.sink-peer";
         runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(Replying.class)
-                .withPropertyValues(peerTemplate + ".max-send-wr=2", peerTemplate + ".send-timeout=100ms",
+                .withPropertyValues(peerPrototype + ".max-send-wr=2", peerPrototype + ".send-timeout=100ms",
                         "rdma.shutdown.drain-timeout=0s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -143,7 +143,7 @@ class RdmaListenerTests {
                     assertThat(replyFailed.queuePair()).isEqualTo(failure.message().queuePair()).startsWith("sink#");
                     SendQueueFullException full = RdmaContextRunners.cause(replyFailed, SendQueueFullException.class);
                     assertThat(full.queuePair()).isEqualTo(failure.message().queuePair());
-                    assertThat(full.property()).isEqualTo(peerTemplate + ".send-timeout");
+                    assertThat(full.property()).isEqualTo(peerPrototype + ".send-timeout");
                 });
     }
 

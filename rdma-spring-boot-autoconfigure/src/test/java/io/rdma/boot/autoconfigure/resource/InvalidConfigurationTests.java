@@ -165,8 +165,8 @@ class InvalidConfigurationTests {
         FailureAnalysis analysis = fails(QP + ".send-timeout", QP + ".send-timeout=-1s");
         assertThat(analysis.getDescription()).contains("negative");
         fails(DEVICE + ".queue-pair-defaults.send-timeout", DEVICE + ".queue-pair-defaults.send-timeout=-5ms");
-        fails(PD + ".queue-pair-templates.peer.send-timeout", PD + ".queue-pair-templates.peer.send-cq=cq",
-                PD + ".queue-pair-templates.peer.send-timeout=-100ms");
+        fails(PD + ".queue-pair-prototypes.peer.send-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+                PD + ".queue-pair-prototypes.peer.send-timeout=-100ms");
     }
 
     /** Simulated only: it describes the device's limits (rdma.simulated.devices). */

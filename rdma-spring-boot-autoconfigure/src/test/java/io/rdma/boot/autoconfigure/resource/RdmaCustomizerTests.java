@@ -25,9 +25,9 @@ class RdmaCustomizerTests {
     private static final String CLIENT = "rdma.devices." + RdmaContextRunners.DEVICE + ".protection-domains.pd0.queue-pairs.client";
 
     @Test
-    void customizersAdjustTheQueuePairCompletionQueueAndTemplateTheyName() {
+    void customizersAdjustTheQueuePairCompletionQueueAndPrototypeTheyName() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        AtomicInteger templateQueuePairs = new AtomicInteger();
+        AtomicInteger prototypeQueuePairs = new AtomicInteger();
         // connected.yml declares 16 send WRs for 'client' and 256 entries for cq0
         RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withBean("clientDepth", RdmaCustomizer.class, () -> RdmaCustomizer.queuePair("client",
@@ -37,17 +37,17 @@ class RdmaCustomizerTests {
                                 options.completionTimestamps())))
                 .withBean("peerQueuePairs", RdmaCustomizer.class, () -> RdmaCustomizer.queuePair("echo-peer",
                         options -> {
-                            templateQueuePairs.incrementAndGet();
+                            prototypeQueuePairs.incrementAndGet();
                             return options;
                         }))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean("client", QueuePair.class).capabilities().maxSendWr()).isGreaterThanOrEqualTo(48);
                     assertThat(context.getBean("cq0", CompletionQueue.class).capacity()).isGreaterThanOrEqualTo(1024);
-                    // the listener's template QP for the accepted client went through the template's customizer
+                    // the listener's prototype QP for the accepted client went through the template's customizer
                     await().atMost(Duration.ofSeconds(5)).until(() ->
                             !context.getBean(RdmaConnections.class).listeners().getFirst().peers().isEmpty());
-                    assertThat(templateQueuePairs).hasPositiveValue();
+                    assertThat(prototypeQueuePairs).hasPositiveValue();
                 });
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
