@@ -17,8 +17,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The arrows between the packages of rdma-verbs point one way: providers depend on the API and
- * the SPI, never the reverse; the providers do not know each other; and only the native
- * provider touches the jextract bindings, so that a change of libibverbs' layouts stays there.
+ * the SPI, never the reverse; the providers do not know each other, and the code they share
+ * ({@code io.rdma.verbs.provider.support}) knows neither; and only the native provider touches
+ * the jextract bindings, so that a change of libibverbs' layouts stays there.
  * The API uses the SPI only behind its public surface: an application never sees a provider's
  * plumbing.
  */
@@ -58,6 +59,13 @@ class DependencyDirectionTest {
     void theSpiImportsNoProvider() {
         noClasses().that().resideInAPackage("io.rdma.verbs.spi..")
                 .should().dependOnClassesThat().resideInAPackage("io.rdma.verbs.provider..").check(MAIN);
+    }
+
+    @Test
+    void theSharedProviderCodeKnowsNeitherProvider() {
+        noClasses().that().resideInAPackage("io.rdma.verbs.provider.support..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rdma.verbs.provider.simulated..",
+                        "io.rdma.verbs.provider.ibverbs..").check(MAIN);
     }
 
     @Test

@@ -36,7 +36,7 @@ class EchoApplicationTests {
     }
 
     @Test
-    void rdmaEndpointAndPrometheusShowTheFabric() throws Exception {
+    void rdmaEndpointAndPrometheusShowTheDeclaredResources() throws Exception {
         assertThat(get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
                 .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated")
                 // u64 limits as exact JSON numbers and GUIDs in ibv_devinfo's form, never signed
@@ -44,7 +44,7 @@ class EchoApplicationTests {
                 .containsPattern("\"nodeGuid\":\"[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}\"");
         get("/echo?message=counted");
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
-                .contains("rdma_comp_counter_completions_total").contains("rdma_port_counter_total");
+                .contains("rdma_completion_counter_completions_total").contains("rdma_port_counter_total");
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

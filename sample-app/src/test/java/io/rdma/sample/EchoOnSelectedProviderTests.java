@@ -79,7 +79,7 @@ class EchoOnSelectedProviderTests {
         assertThat(rise(before, after, "rdma_cq_completions_total", "status=\"success\""))
                 .as("CQ completions\nbefore: %s\nafter: %s", before, after).isGreaterThanOrEqualTo(2.0 * ROUND_TRIPS);
         assertThat(rise(before, after, "rdma_cq_completions_total", "status=\"error\"")).isZero();
-        assertThat(rise(before, after, "rdma_comp_counter_completions_total", "status=\"success\""))
+        assertThat(rise(before, after, "rdma_completion_counter_completions_total", "status=\"success\""))
                 .as("the echo server's send completion counter").isGreaterThanOrEqualTo(ROUND_TRIPS);
         assertThat(rise(before, after, "rdma_port_counter_total", ""))
                 .as("port counters\nbefore: %s\nafter: %s", before, after).isPositive();

@@ -1,12 +1,12 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.listener.RdmaListenerProcessor;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.fabric.RdmaFabric;
-import io.rdma.boot.autoconfigure.fabric.RdmaResourceRegistrar;
 import io.rdma.verbs.api.Verbs;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,12 +18,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
- * Builds the fabric declared under {@code rdma}: the provider's device list, one bean per
- * declared resource, and the {@code rdmaFabric} bean that knows them all; then delivers the
+ * Builds the resources declared under {@code rdma}: the provider's device list, one bean per
+ * declared resource, and the {@code rdmaResources} bean that knows them all; then delivers the
  * completions of every declared CQ while the application runs, brings up the declared
  * connections, and offers the {@link RdmaTemplate} and {@code @RdmaListener} methods. The
  * {@code rdma.*} properties are bound once, as the resources are registered, and everything at
- * run time reads the checked plan made of them ({@link RdmaFabric}), never the raw properties.
+ * run time reads the checked plan made of them ({@link RdmaResources}), never the raw properties.
  */
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
@@ -39,28 +39,28 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CompletionPollers rdmaCompletionPollers(RdmaFabric fabric, CompletionRouter router) {
-        return new CompletionPollers(fabric, router);
+    CompletionPollers rdmaCompletionPollers(RdmaResources resources, CompletionRouter router) {
+        return new CompletionPollers(resources, router);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaTemplate rdmaTemplate(RdmaFabric fabric, CompletionRouter router) {
-        return new RdmaTemplate(fabric, router);
+    RdmaTemplate rdmaTemplate(RdmaResources resources, CompletionRouter router) {
+        return new RdmaTemplate(resources, router);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaConnections rdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+    RdmaConnections rdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
                                     RdmaTemplate template) {
-        return new RdmaConnections(fabric, router, pollers, template);
+        return new RdmaConnections(resources, router, pollers, template);
     }
 
     @Bean
-    static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric,
+    static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaResources> resources,
                                                        ObjectProvider<CompletionRouter> router,
                                                        ObjectProvider<RdmaTemplate> template,
                                                        ObjectProvider<RdmaConnections> connections) {
-        return new RdmaListenerProcessor(fabric, router, template, connections);
+        return new RdmaListenerProcessor(resources, router, template, connections);
     }
 }

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure;
 
-import io.rdma.spring.fabric.CompletionMode;
+import io.rdma.spring.resource.CompletionMode;
 import io.rdma.verbs.api.DeviceNodeAccess;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
@@ -20,12 +20,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * The fabric a service declares under {@code rdma}: named resources in the nesting of the
+ * The resources a service declares under {@code rdma}, named, in the nesting of the
  * verbs hierarchy (device, then protection domains, then what lives in a PD), each becoming a
  * bean named after its key. Names are unique across the whole {@code rdma} tree, so
  * {@code @Qualifier("rpc") QueuePair} is unambiguous.
  *
- * <p>Access flags and counter op kinds are bound as text and checked by the fabric, so a typo
+ * <p>Access flags and counter op kinds are bound as text and checked before anything is created, so a typo
  * is reported with the property path and the list of valid values.
  */
 @ConfigurationProperties(RdmaProperties.PREFIX)
@@ -56,7 +56,7 @@ public class RdmaProperties {
     /** Connections through the connection manager: listeners and outbound connections. */
     private final Connections connections = new Connections();
 
-    /** How the fabric stops when the application context closes. */
+    /** How the declared resources stop when the application context closes. */
     private final Shutdown shutdown = new Shutdown();
 
     public boolean isEnabled() {
@@ -396,8 +396,8 @@ public class RdmaProperties {
         /** Completion queues by name. */
         private Map<String, CompletionQueue> completionQueues = new LinkedHashMap<>();
 
-        /** Completion counters by name; queue pairs attach to them under their 'comp-counters'. */
-        private Map<String, CompletionCounter> compCounters = new LinkedHashMap<>();
+        /** Completion counters by name; queue pairs attach to them under their 'completion-counters'. */
+        private Map<String, CompletionCounter> completionCounters = new LinkedHashMap<>();
 
         /** Protection domains by name, each with its memory pools, shared receive queues and queue pairs. */
         private Map<String, ProtectionDomain> protectionDomains = new LinkedHashMap<>();
@@ -433,12 +433,12 @@ public class RdmaProperties {
             this.completionQueues = completionQueues;
         }
 
-        public Map<String, CompletionCounter> getCompCounters() {
-            return compCounters;
+        public Map<String, CompletionCounter> getCompletionCounters() {
+            return completionCounters;
         }
 
-        public void setCompCounters(Map<String, CompletionCounter> compCounters) {
-            this.compCounters = compCounters;
+        public void setCompletionCounters(Map<String, CompletionCounter> completionCounters) {
+            this.completionCounters = completionCounters;
         }
 
         public Map<String, ProtectionDomain> getProtectionDomains() {
@@ -636,10 +636,10 @@ public class RdmaProperties {
         private Map<String, QueuePair> queuePairs = new LinkedHashMap<>();
 
         /**
-         * Queue pair templates by name: settings as under 'queue-pairs', from which a listener
-         * creates one queue pair per accepted peer. A template is not a bean.
+         * Queue pair prototypes by name: settings as under 'queue-pairs', from which a listener
+         * creates one queue pair per accepted peer. A prototype is not a bean.
          */
-        private Map<String, QueuePair> queuePairTemplates = new LinkedHashMap<>();
+        private Map<String, QueuePair> queuePairPrototypes = new LinkedHashMap<>();
 
         public Map<String, MemoryPool> getMemoryPools() {
             return memoryPools;
@@ -665,12 +665,12 @@ public class RdmaProperties {
             this.queuePairs = queuePairs;
         }
 
-        public Map<String, QueuePair> getQueuePairTemplates() {
-            return queuePairTemplates;
+        public Map<String, QueuePair> getQueuePairPrototypes() {
+            return queuePairPrototypes;
         }
 
-        public void setQueuePairTemplates(Map<String, QueuePair> queuePairTemplates) {
-            this.queuePairTemplates = queuePairTemplates;
+        public void setQueuePairPrototypes(Map<String, QueuePair> queuePairPrototypes) {
+            this.queuePairPrototypes = queuePairPrototypes;
         }
     }
 
@@ -805,7 +805,7 @@ public class RdmaProperties {
          * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
          * queue pair may not count the same op kind.
          */
-        private Map<String, List<String>> compCounters = new LinkedHashMap<>();
+        private Map<String, List<String>> completionCounters = new LinkedHashMap<>();
 
         public QueuePairType getType() {
             return type;
@@ -919,12 +919,12 @@ public class RdmaProperties {
             this.sendTimeout = sendTimeout;
         }
 
-        public Map<String, List<String>> getCompCounters() {
-            return compCounters;
+        public Map<String, List<String>> getCompletionCounters() {
+            return completionCounters;
         }
 
-        public void setCompCounters(Map<String, List<String>> compCounters) {
-            this.compCounters = compCounters;
+        public void setCompletionCounters(Map<String, List<String>> completionCounters) {
+            this.completionCounters = completionCounters;
         }
     }
 
@@ -1098,7 +1098,7 @@ public class RdmaProperties {
 
     /**
      * A listener (rdma_bind_addr + rdma_listen). Each accepted peer gets a queue pair of its
-     * own, created from 'queue-pair-template'; or, with 'queue-pair', the one declared queue
+     * own, created from 'queue-pair-prototype'; or, with 'queue-pair', the one declared queue
      * pair serves a single peer at a time.
      */
     public static class ConnectionListener {
@@ -1116,15 +1116,15 @@ public class RdmaProperties {
         private int backlog = 16;
 
         /**
-         * Name of a queue pair template (under a protection domain's 'queue-pair-templates'):
+         * Name of a queue pair prototype (under a protection domain's 'queue-pair-prototypes'):
          * every accepted peer gets a queue pair created from it, closed when the peer goes.
          */
-        private @Nullable String queuePairTemplate;
+        private @Nullable String queuePairPrototype;
 
-        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-template'. */
+        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-prototype'. */
         private @Nullable String queuePair;
 
-        /** Peers connected at once through 'queue-pair-template'; further requests wait in the backlog. */
+        /** Peers connected at once through 'queue-pair-prototype'; further requests wait in the backlog. */
         private int maxConnections = 16;
 
         /**
@@ -1158,12 +1158,12 @@ public class RdmaProperties {
             this.backlog = backlog;
         }
 
-        public @Nullable String getQueuePairTemplate() {
-            return queuePairTemplate;
+        public @Nullable String getQueuePairPrototype() {
+            return queuePairPrototype;
         }
 
-        public void setQueuePairTemplate(@Nullable String queuePairTemplate) {
-            this.queuePairTemplate = queuePairTemplate;
+        public void setQueuePairPrototype(@Nullable String queuePairPrototype) {
+            this.queuePairPrototype = queuePairPrototype;
         }
 
         public @Nullable String getQueuePair() {
@@ -1298,7 +1298,7 @@ public class RdmaProperties {
         }
     }
 
-    /** Shutdown of the fabric. */
+    /** Shutdown of the declared resources. */
     public static class Shutdown {
 
         /** How long outstanding work requests may take to complete before their queue pairs are flushed (moved to ERR). */

@@ -1,5 +1,5 @@
 /**
- * Auto-configuration of the RDMA fabric declared under the {@code rdma} properties, and of the
+ * Auto-configuration of the RDMA resources declared under the {@code rdma} properties, and of the
  * programming model's beans over it.
  */
 @NullMarked

@@ -1,9 +1,9 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder.Destruction;
+import io.rdma.boot.autoconfigure.resource.RdmaResourceCreationException;
 import io.rdma.spring.completion.CompletionPollers;
-import io.rdma.spring.fabric.RdmaFabric;
-import io.rdma.boot.autoconfigure.fabric.RdmaResourceCreationException;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionQueue;
@@ -34,15 +34,15 @@ class RdmaAutoConfigurationTests {
 
     @Test
     void everyDeclaredResourceIsABeanNamedAfterItsKey() {
-        FabricRunner.runner("full").run(context -> {
+        RdmaContextRunners.runner("full").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).hasSingleBean(Verbs.class).hasSingleBean(RdmaFabric.class)
+            assertThat(context).hasSingleBean(Verbs.class).hasSingleBean(RdmaResources.class)
                     .hasSingleBean(DeviceContext.class).hasSingleBean(ProtectionDomain.class)
                     .hasSingleBean(MemoryPool.class).hasSingleBean(SharedReceiveQueue.class)
                     .hasSingleBean(CompletionChannel.class);
-            assertThat(context.getBean(Verbs.class).providerName()).isEqualToIgnoringCase(FabricRunner.PROVIDER.name());
-            assertThat(context.getBean(FabricRunner.DEVICE, DeviceContext.class).deviceName())
-                    .isEqualTo(FabricRunner.DEVICE);
+            assertThat(context.getBean(Verbs.class).providerName()).isEqualToIgnoringCase(RdmaContextRunners.PROVIDER.name());
+            assertThat(context.getBean(RdmaContextRunners.DEVICE, DeviceContext.class).deviceName())
+                    .isEqualTo(RdmaContextRunners.DEVICE);
             assertThat(context.getBeansOfType(CompletionQueue.class)).containsOnlyKeys("cq0", "cq1");
             assertThat(context.getBeansOfType(CompletionCounter.class)).containsOnlyKeys("sends", "recvs");
             assertThat(context.getBeansOfType(QueuePair.class)).containsOnlyKeys("rpc", "shared");
@@ -58,30 +58,30 @@ class RdmaAutoConfigurationTests {
             assertThat(context.getBean("buffers", MemoryPool.class).bufferSize()).isEqualTo(4096);
             assertThat(context.getBean("cq1", CompletionQueue.class).options().channel())
                     .isSameAs(context.getBean("cq1.channel"));
-            assertThat(context.getBean(RdmaFabric.class).resources()).hasSize(11);
+            assertThat(context.getBean(RdmaResources.class).resources()).hasSize(11);
         });
     }
 
     @Test
     void aFlowAndItsCountersAreBeansDestroyedBeforeTheirQueuePair() {
-        FabricRunner.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
+        RdmaContextRunners.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("flows").withBean(ResourceLifecycleRecorder.class, () -> recorder).run(context -> {
+        RdmaContextRunners.runner("flows").withBean(ResourceLifecycleRecorder.class, () -> recorder).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(Flow.class).hasSingleBean(FlowCounters.class);
             assertThat(context.getBean("ingress.counters")).isInstanceOf(FlowCounters.class);
             assertThat(context.getBean("raw0", QueuePair.class).type()).isEqualTo(QueuePairType.RAW_PACKET);
         });
         assertThat(recorder.destroyedNames()).containsExactly("ingress", "raw0", "cq0", "ingress.counters", "pd0",
-                FabricRunner.DEVICE);
+                RdmaContextRunners.DEVICE);
         assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
                 .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void resourcesAreInjectableByQualifier() {
-        FabricRunner.runner("full").withUserConfiguration(QualifiedUserConfiguration.class).run(context -> {
+        RdmaContextRunners.runner("full").withUserConfiguration(QualifiedUserConfiguration.class).run(context -> {
             assertThat(context).hasNotFailed();
             QualifiedUser user = context.getBean(QualifiedUser.class);
             assertThat(user.rpc()).isSameAs(context.getBean("rpc"));
@@ -92,18 +92,18 @@ class RdmaAutoConfigurationTests {
     @Test
     void destructionIsTheReverseOfCreationInLibibverbsOrder() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("full").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("full").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .run(context -> assertThat(context).hasNotFailed());
 
         List<String> required = List.of("shared", "rpc", "srq0", "cq1", "cq0", "cq1.channel", "recvs", "sends",
-                "buffers", "pd0", FabricRunner.DEVICE);
+                "buffers", "pd0", RdmaContextRunners.DEVICE);
         assertThat(recorder.destroyedNames()).containsExactlyElementsOf(required);
         assertThat(recorder.destroyedNames()).containsExactlyElementsOf(recorder.created().reversed());
         assertThat(recorder.destroyed()).extracting(Destruction::kind)
                 .isSortedAccordingTo(Comparator.comparingInt(ResourceKind::destroyRank));
         assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
                 .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /** Simulated only: the fifth QP fails by fault injection. */
@@ -111,15 +111,15 @@ class RdmaAutoConfigurationTests {
     @SimulatedOnly
     void aStartupFailingAtTheFifthQueuePairDestroysWhatItCreatedInReverse() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(4);
-        FabricRunner.simulatedRunner("eight-queue-pairs").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.simulatedRunner("eight-queue-pairs").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ibv_create_qp")
                             .hasMessageContaining("ENOMEM");
-                    RdmaResourceCreationException failure = FabricRunner.cause(context.getStartupFailure(),
+                    RdmaResourceCreationException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             RdmaResourceCreationException.class);
                     assertThat(failure.resourceName()).isEqualTo("qp5");
-                    assertThat(failure.property()).isEqualTo("rdma.devices." + FabricRunner.FABRIC_DEVICE + ".protection-domains.pd0.queue-pairs.qp5");
+                    assertThat(failure.property()).isEqualTo("rdma.devices." + RdmaContextRunners.DECLARED_DEVICE + ".protection-domains.pd0.queue-pairs.qp5");
                     assertThat(failure.verbsFailure().errno()).isEqualTo(Errno.ENOMEM);
                     assertThat(failure).hasMessageContaining("qp5").hasMessageContaining(failure.property());
                 });
@@ -128,12 +128,12 @@ class RdmaAutoConfigurationTests {
                 "sends", "buffers", "pd0", "sim0");
         assertThat(recorder.destroyed()).allSatisfy(destruction ->
                 assertThat(destruction.openDependents()).isEmpty());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void completionPollersRunOnePlatformThreadPerQueueNamedAfterIt() {
-        FabricRunner.runner("full").run(context -> {
+        RdmaContextRunners.runner("full").run(context -> {
             CompletionPollers pollers = context.getBean(CompletionPollers.class);
             assertThat(pollers.isRunning()).isTrue();
             assertThat(pollers.pollers()).extracting(poller -> poller.name()).containsExactly("cq0", "cq1");
@@ -146,7 +146,7 @@ class RdmaAutoConfigurationTests {
 
     @Test
     void disabledLeavesTheApplicationWithoutRdmaBeans() {
-        FabricRunner.runner("full").withPropertyValues("rdma.enabled=false").run(context -> {
+        RdmaContextRunners.runner("full").withPropertyValues("rdma.enabled=false").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(Verbs.class).doesNotHaveBean(QueuePair.class)
                     .doesNotHaveBean(CompletionPollers.class);
@@ -157,7 +157,7 @@ class RdmaAutoConfigurationTests {
     @Test
     @SimulatedOnly
     void autoRunsTheConfiguredDeviceNamesOnTheSimulatedFabricWithoutHardware() {
-        FabricRunner.simulatedRunner().withPropertyValues("rdma.provider=auto",
+        RdmaContextRunners.simulatedRunner().withPropertyValues("rdma.provider=auto",
                 "rdma.devices.mlx5-0.completion-queues.cq.entries=64",
                 "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-send-wr=16",
                 "rdma.devices.mlx5-0.protection-domains.pd.queue-pairs.qp.max-recv-wr=16").run(context -> {
@@ -173,7 +173,7 @@ class RdmaAutoConfigurationTests {
     @Test
     @SimulatedOnly
     void simulatedDevicesTakeTheirDescribedPortsAndLimits() {
-        FabricRunner.simulatedRunner().withPropertyValues("rdma.simulated.devices.sim0.ports=2",
+        RdmaContextRunners.simulatedRunner().withPropertyValues("rdma.simulated.devices.sim0.ports=2",
                 "rdma.simulated.devices.sim0.max-cqe=128", "rdma.devices.sim0.port=2").run(context -> {
             assertThat(context).hasNotFailed();
             DeviceContext device = context.getBean("sim0", DeviceContext.class);

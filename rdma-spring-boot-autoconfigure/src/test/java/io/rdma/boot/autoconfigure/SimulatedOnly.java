@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Tag;
  * A test that runs on the simulated fabric only, whatever provider the run selects, because it
  * injects faults ({@code FabricControl}), describes a device ({@code rdma.simulated.devices})
  * or needs a machine without RDMA hardware; each use says which. Such a test uses
- * {@link FabricRunner#simulatedRunner()}. The Soft-RoCE run excludes the tag
+ * {@link RdmaContextRunners#simulatedRunner()}. The Soft-RoCE run excludes the tag
  * ({@code --exclude-tag=simulated-only}), so these tests are not counted as skipped there.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})

@@ -1,6 +1,6 @@
 package io.rdma.spring.completion;
 
-import io.rdma.spring.fabric.CompletionMode;
+import io.rdma.spring.resource.CompletionMode;
 import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.ResourceClosedException;

@@ -1,7 +1,7 @@
 package io.rdma.spring.completion;
 
-import io.rdma.spring.fabric.CompletionPolling;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.CompletionPolling;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
@@ -18,7 +18,7 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs one {@link CompletionPoller} per declared CQ while the application runs, and stops the
- * fabric's traffic before any resource is destroyed: lifecycle beans are stopped before the
+ * declared queue pairs' traffic before any resource is destroyed: lifecycle beans are stopped before the
  * context destroys its singletons. Stopping first lets outstanding send WRs complete (up to
  * {@code rdma.shutdown.drain-timeout}), then moves every QP to ERR so whatever is still posted
  * is flushed ({@code IBV_WC_WR_FLUSH_ERR}) and delivered to its handler, and only then ends the
@@ -36,23 +36,23 @@ public final class CompletionPollers implements SmartLifecycle {
     private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(1);
     private static final Duration FLUSH_SETTLE = Duration.ofMillis(100);
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final CompletionRouter router;
     private final Duration drainTimeout;
     private final List<CompletionPoller> pollers;
     private volatile boolean running;
 
-    public CompletionPollers(RdmaFabric fabric, CompletionRouter router) {
-        this.fabric = fabric;
+    public CompletionPollers(RdmaResources resources, CompletionRouter router) {
+        this.resources = resources;
         this.router = router;
-        this.drainTimeout = fabric.drainTimeout();
-        this.pollers = createPollers(fabric, router);
+        this.drainTimeout = resources.drainTimeout();
+        this.pollers = createPollers(resources, router);
     }
 
-    private static List<CompletionPoller> createPollers(RdmaFabric fabric, CompletionRouter router) {
+    private static List<CompletionPoller> createPollers(RdmaResources resources, CompletionRouter router) {
         List<CompletionPoller> created = new ArrayList<>();
-        for (RdmaFabric.Named<CompletionQueue> cq : fabric.resources(CompletionQueue.class)) {
-            CompletionPolling polling = fabric.completionPolling(cq.name());
+        for (RdmaResources.Named<CompletionQueue> cq : resources.resources(CompletionQueue.class)) {
+            CompletionPolling polling = resources.completionPolling(cq.name());
             created.add(new CompletionPoller(cq.name(), cq.resource(), polling.mode(), polling.pollWindow(),
                     polling.batchSize(), router));
         }
@@ -79,7 +79,7 @@ public final class CompletionPollers implements SmartLifecycle {
 
     @Override
     public void stop() {
-        List<QueuePair> qps = fabric.resources(QueuePair.class).stream().map(RdmaFabric.Named::resource).toList();
+        List<QueuePair> qps = resources.resources(QueuePair.class).stream().map(RdmaResources.Named::resource).toList();
         awaitDrained(qps);
         if (flush(qps)) {
             awaitFlushesGenerated();

@@ -1,7 +1,7 @@
 package io.rdma.spring.connection;
 
-import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
@@ -23,11 +23,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One declared listener: listens, and accepts peers on its own thread for as long as the
- * application runs, each on a queue pair of its own created from the listener's template (at
+ * application runs, each on a queue pair of its own created from the listener's prototype (at
  * most {@code max-connections} at once; further requests wait in the backlog), or one at a
  * time on its declared queue pair. A peer whose queue pair fails, or that disconnects
  * ({@code RDMA_CM_EVENT_DISCONNECTED}), is let go: its connection is closed, the flush
- * delivered, and its queue pair closed (template) or reset for the next peer (declared).
+ * delivered, and its queue pair closed (prototype) or reset for the next peer (declared).
  */
 final class AcceptingListener {
 
@@ -45,7 +45,7 @@ final class AcceptingListener {
 
     private final ListenerPlan plan;
     private final ConnectionManager manager;
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final RdmaConnections hub;
     private final @Nullable String memoryPool;
     private final Semaphore slots;
@@ -54,12 +54,12 @@ final class AcceptingListener {
     private volatile @Nullable ConnectionListener listener;
     private volatile @Nullable String lastFailure;
 
-    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaFabric fabric, RdmaConnections hub) {
+    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaResources resources, RdmaConnections hub) {
         this.plan = plan;
         this.manager = manager;
-        this.fabric = fabric;
+        this.resources = resources;
         this.hub = hub;
-        this.memoryPool = fabric.queuePairAddress(plan.queuePairSource()).memoryPool();
+        this.memoryPool = resources.queuePairAddress(plan.queuePairSource()).memoryPool();
         this.slots = new Semaphore(plan.peersAtOnce());
     }
 
@@ -79,8 +79,8 @@ final class AcceptingListener {
         }
         logger.info("RDMA listener '" + plan.name() + "' listens on " + listener.localAddress() + " (backlog "
                 + plan.backlog() + ", " + (plan.queuePair() != null ? "one peer at a time on queue pair '"
-                + plan.queuePair() + "'" : "up to " + plan.maxConnections() + " peers on queue pairs of template '"
-                + plan.queuePairTemplate() + "'") + ")");
+                + plan.queuePair() + "'" : "up to " + plan.maxConnections() + " peers on queue pairs of prototype '"
+                + plan.queuePairPrototype() + "'") + ")");
     }
 
     /** Where it listens, with the port chosen for port 0; empty before it listens and after it closed. */
@@ -137,16 +137,16 @@ final class AcceptingListener {
 
     private QueuePair freshQueuePair() {
         if (plan.queuePair() == null) {
-            return fabric.createQueuePair(plan.queuePairTemplate());
+            return resources.createQueuePair(plan.queuePairPrototype());
         }
-        QueuePair declared = (QueuePair) fabric.resource(plan.queuePair()).orElseThrow().resource();
+        QueuePair declared = (QueuePair) resources.resource(plan.queuePair()).orElseThrow().resource();
         if (declared.state() != QueuePairState.RESET) {
             declared.reset();
         }
         return declared;
     }
 
-    /** A spare that was not accepted on: a template QP is closed, the declared one stays (reset before reuse). */
+    /** A spare that was not accepted on: a prototype QP is closed, the declared one stays (reset before reuse). */
     private @Nullable QueuePair discard(@Nullable QueuePair spare) {
         if (spare != null && plan.queuePair() == null && !spare.isClosed()) {
             spare.close();
@@ -154,7 +154,7 @@ final class AcceptingListener {
         return null;
     }
 
-    /** Makes an accepted peer usable; if that fails, its connection and template queue pair are closed. */
+    /** Makes an accepted peer usable; if that fails, its connection and prototype queue pair are closed. */
     private void admit(QueuePair qp, Connection connection) {
         String name = plan.queuePair() != null ? plan.queuePair()
                 : plan.name() + "#" + acceptedCount.incrementAndGet();
@@ -163,7 +163,7 @@ final class AcceptingListener {
                 connection);
         try {
             if (plan.queuePair() == null) {
-                hub.adopt(name, qp, memoryPool, plan.queuePairTemplate());
+                hub.adopt(name, qp, memoryPool, plan.queuePairPrototype());
             }
             peers.add(peer);
             hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
@@ -217,7 +217,7 @@ final class AcceptingListener {
         }
     }
 
-    /** At shutdown, once listening stopped: closes every peer's connection, then their template QPs. */
+    /** At shutdown, once listening stopped: closes every peer's connection, then their prototype QPs. */
     void close() {
         List<Peer> remaining = List.copyOf(peers);
         peers.clear();

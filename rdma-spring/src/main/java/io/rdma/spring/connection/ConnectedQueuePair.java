@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param name       the name to send on through the {@code RdmaTemplate}: the declared queue
  *                   pair's name, or {@code <listener>#<n>} for the n-th peer a listener accepted
- *                   on a queue pair of its template
+ *                   on a queue pair of its prototype
  * @param source     what observers register for: the declared queue pair's name, or the
- *                   listener's name for peers on template queue pairs
+ *                   listener's name for peers on prototype queue pairs
  * @param queuePair  the queue pair, in RTS
  * @param memoryPool the pool its buffers come from, or {@code null} when it has none
  * @param remote     the peer's address

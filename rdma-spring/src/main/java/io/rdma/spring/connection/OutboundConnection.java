@@ -1,6 +1,6 @@
 package io.rdma.spring.connection;
 
-import io.rdma.spring.fabric.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.QueuePair;
@@ -151,7 +151,7 @@ final class OutboundConnection {
         hub.disconnected(view());
     }
 
-    /** At shutdown: the connection goes, the queue pair (a declared bean) stays for the fabric to destroy. */
+    /** At shutdown: the connection goes, the queue pair (a declared bean) stays for Spring to destroy. */
     void close() {
         Connection current = connection;
         connection = null;

@@ -2,10 +2,10 @@ package io.rdma.spring.connection;
 
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.fabric.ConnectionPlan;
-import io.rdma.spring.fabric.ConnectionPlan.ListenerPlan;
-import io.rdma.spring.fabric.ConnectionPlan.OutboundPlan;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.ConnectionPlan;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventListener;
@@ -48,9 +48,9 @@ import org.springframework.context.SmartLifecycle;
  * status) or whose peer disconnects ({@code RDMA_CM_EVENT_DISCONNECTED}) is connected again
  * (outbound) or let go (accepted).
  *
- * <p>It owns what the connection manager creates, and the queue pairs created from templates
+ * <p>It owns what the connection manager creates, and the queue pairs created from prototypes
  * for accepted peers: at stop they are closed in libibverbs' destroy order (listeners first,
- * then connections, their QPs flushed and the flush delivered, then the template QPs) before
+ * then connections, their QPs flushed and the flush delivered, then the prototype QPs) before
  * any declared resource is destroyed.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
@@ -68,7 +68,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  String queuePair, List<PeerStatus> peers, @Nullable String lastFailure) {
     }
 
-    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for template QPs). */
+    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for prototype QPs). */
     public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState) {
     }
 
@@ -77,7 +77,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  ConnectionState state, int attempts, @Nullable String lastFailure) {
     }
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final CompletionRouter router;
     private final CompletionPollers pollers;
     private final RdmaTemplate template;
@@ -98,9 +98,9 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private volatile boolean running;
     private boolean closed;
 
-    public RdmaConnections(RdmaFabric fabric, CompletionRouter router, CompletionPollers pollers,
+    public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
                            RdmaTemplate template) {
-        this.fabric = fabric;
+        this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.template = template;
@@ -108,14 +108,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
     public boolean bringsUp(String queuePair) {
-        ConnectionPlan plan = fabric.connections();
+        ConnectionPlan plan = resources.connections();
         return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
                 || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()));
     }
 
     /**
      * Tells {@code observer} of every connection of {@code source} (a declared queue pair, or a
-     * template listener's name), those already up included.
+     * prototype listener's name), those already up included.
      */
     public void observe(String source, ConnectionObserver observer) {
         synchronized (observers) {
@@ -142,14 +142,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     @Override
     public void start() {
         running = true;
-        ConnectionPlan plan = fabric.connections();
+        ConnectionPlan plan = resources.connections();
         Map<String, ConnectionManager> managers = new LinkedHashMap<>();
-        boolean simulated = fabric.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
+        boolean simulated = resources.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
         try {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
                         listenerPlan.property());
-                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, fabric, this);
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, this);
                 listener.listen();
                 listeners.put(listenerPlan.name(), listener);
                 executor.execute(listener::acceptPeers);
@@ -157,12 +157,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             for (OutboundPlan connectionPlan : plan.outbound()) {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
-                QueuePair qp = fabric.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
+                QueuePair qp = resources.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
                         .orElseThrow();
                 LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
                         connectionPlan.name(), connectionPlan.property() + ".host");
                 OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, this,
-                        fabric.queuePairAddress(connectionPlan.queuePair()).memoryPool());
+                        resources.queuePairAddress(connectionPlan.queuePair()).memoryPool());
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
                 connection.connectAtStartup();
@@ -193,7 +193,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     private DeviceContext deviceContext(String device) {
-        return fabric.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
+        return resources.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
     }
 
     private void onAsyncEvent(AsyncEvent event) {
@@ -215,15 +215,15 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         failureWatchers.remove(qp);
     }
 
-    /** Makes a template QP of an accepted peer usable by name through the template. */
-    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairTemplate) {
+    /** Makes a prototype QP of an accepted peer usable by name through the template. */
+    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairPrototype) {
         if (memoryPool != null) {
-            template.bind(name, qp, (MemoryPool) fabric.resource(memoryPool).orElseThrow().resource(),
-                    queuePairTemplate);
+            template.bind(name, qp, (MemoryPool) resources.resource(memoryPool).orElseThrow().resource(),
+                    queuePairPrototype);
         }
     }
 
-    /** Forgets and closes a template QP whose peer is gone. */
+    /** Forgets and closes a prototype QP whose peer is gone. */
     void abandon(String name, QueuePair qp) {
         template.unbind(name);
         router.unroute(qp);
@@ -300,7 +300,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         }
         eventListeners.forEach(DeviceContext::removeAsyncEventListener);
         List<Runnable> closings = new ArrayList<>();
-        // in the destroy order: listeners, then connections, then the template QPs of accepted peers
+        // in the destroy order: listeners, then connections, then the prototype QPs of accepted peers
         listeners.values().forEach(listener -> closings.add(listener::stopListening));
         outbound.values().forEach(connection -> closings.add(connection::close));
         listeners.values().forEach(listener -> closings.add(listener::close));

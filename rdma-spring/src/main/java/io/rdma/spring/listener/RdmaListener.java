@@ -16,7 +16,7 @@ import java.lang.annotation.Target;
  * requests.
  *
  * <p>Name either a declared queue pair, or a listener under {@code rdma.connections.listeners}
- * whose peers get queue pairs from a template: the method then handles the receives of every
+ * whose peers get queue pairs from a prototype: the method then handles the receives of every
  * peer the listener accepts, and its reply goes back to the peer that sent the request
  * ({@link ReceivedMessage#queuePair()} names that peer's queue pair, {@code <listener>#<n>},
  * for sending to it later through the {@code RdmaTemplate}).
@@ -34,7 +34,7 @@ public @interface RdmaListener {
     /** Name of the declared queue pair whose receives this method handles. */
     String queuePair() default "";
 
-    /** Name of a listener (with a queue pair template) whose accepted peers' receives this method handles. */
+    /** Name of a listener (with a queue pair prototype) whose accepted peers' receives this method handles. */
     String connectionListener() default "";
 
     /**

@@ -5,8 +5,8 @@ import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.spring.connection.ConnectedQueuePair;
 import io.rdma.spring.connection.ConnectionObserver;
 import io.rdma.spring.connection.RdmaConnections;
-import io.rdma.spring.fabric.ConnectionPlan;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.ConnectionPlan;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.QueuePair;
@@ -40,10 +40,10 @@ import org.springframework.util.ReflectionUtils;
  * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
  * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
  * connection brings up, else each time its connection comes up; for a listener with a queue
- * pair template, on the queue pair of every peer it accepts. Each method has one
+ * pair prototype, on the queue pair of every peer it accepts. Each method has one
  * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
- * its concurrency and hands its failures to its error handler. The fabric is looked up lazily: a
- * post-processor is created before ordinary beans, the fabric among them.
+ * its concurrency and hands its failures to its error handler. The resources are looked up lazily: a
+ * post-processor is created before ordinary beans, {@code RdmaResources} among them.
  */
 public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFactoryAware, SmartLifecycle {
 
@@ -53,7 +53,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                             Object bean, Method method) {
     }
 
-    private final ObjectProvider<RdmaFabric> fabric;
+    private final ObjectProvider<RdmaResources> resources;
     private final ObjectProvider<CompletionRouter> router;
     private final ObjectProvider<RdmaTemplate> template;
     private final ObjectProvider<RdmaConnections> connections;
@@ -62,9 +62,9 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     private @Nullable BeanFactory beanFactory;
     private volatile boolean running;
 
-    public RdmaListenerProcessor(ObjectProvider<RdmaFabric> fabric, ObjectProvider<CompletionRouter> router,
+    public RdmaListenerProcessor(ObjectProvider<RdmaResources> resources, ObjectProvider<CompletionRouter> router,
                                  ObjectProvider<RdmaTemplate> template, ObjectProvider<RdmaConnections> connections) {
-        this.fabric = fabric;
+        this.resources = resources;
         this.router = router;
         this.template = template;
         this.connections = connections;
@@ -88,7 +88,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     @Override
     public void start() {
-        RdmaFabric rdma = fabric.getObject();
+        RdmaResources rdma = resources.getObject();
         RdmaConnections declared = connections.getObject();
         for (Listener listener : listeners) {
             if (listener.queuePair().isEmpty() == listener.connectionListener().isEmpty()) {
@@ -117,17 +117,17 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     /**
      * For each peer the listener accepts, a container on the peer's queue pair, sharing the
-     * template's pool; stopped when the peer goes, so its posted buffers return to the pool.
+     * prototype's pool; stopped when the peer goes, so its posted buffers return to the pool.
      */
-    private ConnectionObserver peerReceiver(RdmaFabric rdma, RdmaConnections declared, Listener listener,
+    private ConnectionObserver peerReceiver(RdmaResources rdma, RdmaConnections declared, Listener listener,
                                             ListenerInvoker invoker) {
         ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
                 .filter(candidate -> candidate.name().equals(listener.connectionListener())
-                        && candidate.queuePairTemplate() != null)
+                        && candidate.queuePairPrototype() != null)
                 .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
                         + " names connection listener '" + listener.connectionListener() + "', which is not declared"
-                        + " under rdma.connections.listeners with a queue-pair-template"));
-        MemoryPool pool = pool(rdma, listener, plan.queuePairTemplate());
+                        + " under rdma.connections.listeners with a queue-pair-prototype"));
+        MemoryPool pool = pool(rdma, listener, plan.queuePairPrototype());
         Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
         return new ConnectionObserver() {
             @Override
@@ -148,7 +148,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         };
     }
 
-    private static MemoryPool pool(RdmaFabric rdma, Listener listener, String queuePair) {
+    private static MemoryPool pool(RdmaResources rdma, Listener listener, String queuePair) {
         String pool = rdma.queuePairAddress(queuePair).memoryPool();
         if (pool == null) {
             throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '" + queuePair

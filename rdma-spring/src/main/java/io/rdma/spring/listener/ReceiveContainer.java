@@ -51,7 +51,7 @@ final class ReceiveContainer implements ConnectionObserver {
 
     /**
      * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
-     * peers of a template listener), so each takes its share.
+     * peers of a prototype listener), so each takes its share.
      */
     ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers, ListenerInvoker listener,
                      CompletionRouter router) {

@@ -1,7 +1,7 @@
 package io.rdma.spring.template;
 
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.fabric.SendTimeout;
+import io.rdma.spring.resource.SendTimeout;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;

@@ -1,7 +1,7 @@
 package io.rdma.spring.template;
 
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.RemoteBuffer;
@@ -33,12 +33,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public class RdmaTemplate {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final CompletionRouter router;
     private final Map<String, QueuePairOperations> operations = new ConcurrentHashMap<>();
 
-    public RdmaTemplate(RdmaFabric fabric, CompletionRouter router) {
-        this.fabric = fabric;
+    public RdmaTemplate(RdmaResources resources, CompletionRouter router) {
+        this.resources = resources;
         this.router = router;
     }
 
@@ -76,10 +76,10 @@ public class RdmaTemplate {
      * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
      * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
      * wait for send-queue room as long as the {@code send-timeout} of {@code createdFrom}, the
-     * declared queue pair template it was created from, says.
+     * declared queue pair prototype it was created from, says.
      */
     public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
-        operations.put(name, new QueuePairOperations(name, qp, pool, fabric.sendTimeout(createdFrom), router));
+        operations.put(name, new QueuePairOperations(name, qp, pool, resources.sendTimeout(createdFrom), router));
     }
 
     /**
@@ -95,16 +95,16 @@ public class RdmaTemplate {
 
     private QueuePairOperations on(String queuePair) {
         return operations.computeIfAbsent(queuePair, name -> {
-            QueuePair qp = fabric.resource(name).filter(managed -> managed.resource() instanceof QueuePair)
+            QueuePair qp = resources.resource(name).filter(managed -> managed.resource() instanceof QueuePair)
                     .map(managed -> (QueuePair) managed.resource())
                     .orElseThrow(() -> new IllegalArgumentException("no queue pair named '" + name + "' is declared"));
-            String pool = fabric.queuePairAddress(name).memoryPool();
+            String pool = resources.queuePairAddress(name).memoryPool();
             if (pool == null) {
                 throw new IllegalStateException("queue pair '" + name + "' has no memory pool to lease buffers from;"
                         + " set its memory-pool property");
             }
-            return new QueuePairOperations(name, qp, (MemoryPool) fabric.resource(pool).orElseThrow().resource(),
-                    fabric.sendTimeout(name), router);
+            return new QueuePairOperations(name, qp, (MemoryPool) resources.resource(pool).orElseThrow().resource(),
+                    resources.sendTimeout(name), router);
         });
     }
 }

@@ -1,6 +1,6 @@
 package io.rdma.verbs.api;
 
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +13,10 @@ import java.util.List;
  */
 public final class CompletionCounter extends VerbsResource {
 
-    private final CompCounterHandle handle;
+    private final CompletionCounterHandle handle;
     private final List<QueuePair> attachedTo = new ArrayList<>();
 
-    CompletionCounter(DeviceContext context, CompCounterHandle handle) {
+    CompletionCounter(DeviceContext context, CompletionCounterHandle handle) {
         super(ResourceKind.COMPLETION_COUNTER, context, handle, List.of(context));
         this.handle = handle;
     }
@@ -81,7 +81,7 @@ public final class CompletionCounter extends VerbsResource {
         }
     }
 
-    CompCounterHandle counterHandle() {
+    CompletionCounterHandle counterHandle() {
         return handle;
     }
 

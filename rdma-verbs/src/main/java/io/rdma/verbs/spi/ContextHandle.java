@@ -35,7 +35,7 @@ public interface ContextHandle {
     CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector, boolean timestamps);
 
     /** {@code ibv_create_comp_cntr}. */
-    CompCounterHandle createCompletionCounter(CompletionCounterOptions options);
+    CompletionCounterHandle createCompletionCounter(CompletionCounterOptions options);
 
     /** {@code ibv_create_counters}. */
     CountersHandle createFlowCounters();

@@ -34,7 +34,7 @@ public interface QpHandle {
     void postReceive(ReceiveWorkRequest first);
 
     /** {@code ibv_qp_attach_comp_cntr} with an {@code op_mask} of {@link io.rdma.verbs.api.CompletionCounterOp} bits. */
-    void attachCompletionCounter(CompCounterHandle counter, int opMask);
+    void attachCompletionCounter(CompletionCounterHandle counter, int opMask);
 
     /** {@code ibv_create_flow} on this QP; {@code counters} (may be null) is bound to the new flow. */
     FlowHandle createFlow(FlowSpec spec, CountersHandle counters);

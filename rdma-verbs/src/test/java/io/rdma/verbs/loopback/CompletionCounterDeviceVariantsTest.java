@@ -28,7 +28,7 @@ class CompletionCounterDeviceVariantsTest {
 
     @Test
     void deviceWithoutCompletionCountersRefusesToCreateOne() {
-        fabric.openSpecialDevice(DeviceSpec.named("sim-no-comp-counters").maxCompletionCounters(0).build());
+        fabric.openSpecialDevice(DeviceSpec.named("sim-no-completion-counters").maxCompletionCounters(0).build());
         assumeFalse(fabric.deviceAttributes().supportsCompletionCounters(), "this device has completion counters");
 
         VerbsErrors.expectFailure("ibv_create_comp_cntr", Errno.ENOTSUP,

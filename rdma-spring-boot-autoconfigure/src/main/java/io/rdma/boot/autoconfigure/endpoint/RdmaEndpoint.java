@@ -1,7 +1,7 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.spring.connection.RdmaConnections;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortAttributes;
@@ -24,21 +24,21 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 @Endpoint(id = "rdma")
 public class RdmaEndpoint {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final RdmaConnections connections;
 
-    public RdmaEndpoint(RdmaFabric fabric, RdmaConnections connections) {
-        this.fabric = fabric;
+    public RdmaEndpoint(RdmaResources resources, RdmaConnections connections) {
+        this.resources = resources;
         this.connections = connections;
     }
 
     @ReadOperation
-    public FabricDescriptor fabric() {
+    public RdmaDescriptor rdma() {
         List<DeviceDescriptor> devices = new ArrayList<>();
-        for (RdmaFabric.Named<DeviceContext> device : fabric.resources(DeviceContext.class)) {
+        for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             devices.add(device(device.name(), device.resource()));
         }
-        return new FabricDescriptor(fabric.verbs().providerName(), fabric.verbs().selectionReason(), devices,
+        return new RdmaDescriptor(resources.verbs().providerName(), resources.verbs().selectionReason(), devices,
                 new ConnectionsDescriptor(connections.listeners(), connections.outbound()));
     }
 
@@ -48,7 +48,7 @@ public class RdmaEndpoint {
         for (int port = 1; port <= attributes.physicalPortCount(); port++) {
             ports.add(port(name, context, port));
         }
-        List<ResourceDescriptor> resources = fabric.resources().stream()
+        List<ResourceDescriptor> deviceResources = resources.resources().stream()
                 .filter(managed -> managed.declaration().device().equals(name))
                 .map(managed -> new ResourceDescriptor(managed.name(), managed.declaration().kind().name(),
                         managed.declaration().property(), managed.resource().toString(),
@@ -59,7 +59,7 @@ public class RdmaEndpoint {
                 Integer.toUnsignedLong(attributes.vendorPartId()), Integer.toUnsignedLong(attributes.hardwareVersion()),
                 attributes.physicalPortCount(),
                 Unsigned64.toBigInteger(attributes.maxMrSize()), Unsigned64.toBigInteger(attributes.pageSizeCap()),
-                ports, resources);
+                ports, deviceResources);
     }
 
     private PortDescriptor port(String device, DeviceContext context, int port) {
@@ -70,10 +70,10 @@ public class RdmaEndpoint {
                 .toList();
         return new PortDescriptor(port, attributes.state().name(), attributes.state().ordinal(),
                 attributes.maxMtu().bytes(), attributes.activeMtu().bytes(), attributes.lid(), attributes.smLid(),
-                attributes.linkLayer().name(), gids, fabric.configuredPorts(device).contains(port));
+                attributes.linkLayer().name(), gids, resources.configuredPorts(device).contains(port));
     }
 
-    public record FabricDescriptor(String provider, String selectionReason, List<DeviceDescriptor> devices,
+    public record RdmaDescriptor(String provider, String selectionReason, List<DeviceDescriptor> devices,
                                    ConnectionsDescriptor connections) {
     }
 

@@ -2,7 +2,7 @@ package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.connection.RdmaConnections;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,13 +15,13 @@ import org.springframework.context.annotation.Bean;
 /** The {@code rdma} health indicator, where Spring Boot's health support is present. */
 @AutoConfiguration(after = RdmaAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
-@ConditionalOnBean(RdmaFabric.class)
+@ConditionalOnBean(RdmaResources.class)
 @ConditionalOnEnabledHealthIndicator("rdma")
 public final class RdmaHealthContributorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-    RdmaHealthIndicator rdmaHealthIndicator(RdmaFabric fabric, RdmaConnections connections) {
-        return new RdmaHealthIndicator(fabric, connections);
+    RdmaHealthIndicator rdmaHealthIndicator(RdmaResources resources, RdmaConnections connections) {
+        return new RdmaHealthIndicator(resources, connections);
     }
 }

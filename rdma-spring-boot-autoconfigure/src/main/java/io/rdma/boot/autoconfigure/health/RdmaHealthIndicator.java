@@ -2,7 +2,7 @@ package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.RdmaConnections;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortState;
 
@@ -20,12 +20,12 @@ import org.springframework.boot.health.contributor.Health;
  */
 public class RdmaHealthIndicator extends AbstractHealthIndicator {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
     private final RdmaConnections connections;
 
-    public RdmaHealthIndicator(RdmaFabric fabric, RdmaConnections connections) {
+    public RdmaHealthIndicator(RdmaResources resources, RdmaConnections connections) {
         super("RDMA health check failed");
-        this.fabric = fabric;
+        this.resources = resources;
         this.connections = connections;
     }
 
@@ -33,9 +33,9 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         boolean up = true;
         Map<String, Object> devices = new LinkedHashMap<>();
-        for (RdmaFabric.Named<DeviceContext> device : fabric.resources(DeviceContext.class)) {
+        for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             Map<String, String> ports = new LinkedHashMap<>();
-            for (int port : fabric.configuredPorts(device.name())) {
+            for (int port : resources.configuredPorts(device.name())) {
                 PortState state = device.resource().queryPort(port).state();
                 ports.put("port " + port, state.name());
                 up &= state == PortState.ACTIVE;
@@ -52,7 +52,7 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
             listeners.put(listener.name(), Map.of("address", String.valueOf(listener.boundAddress()),
                     "peers", listener.peers().size()));
         }
-        (up ? builder.up() : builder.down()).withDetail("provider", fabric.verbs().providerName())
+        (up ? builder.up() : builder.down()).withDetail("provider", resources.verbs().providerName())
                 .withDetail("devices", devices).withDetail("connections", outbound).withDetail("listeners", listeners);
     }
 }

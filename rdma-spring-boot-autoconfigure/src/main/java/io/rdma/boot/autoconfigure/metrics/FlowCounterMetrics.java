@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
 import io.rdma.verbs.api.Unsigned64;
@@ -17,21 +17,21 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public class FlowCounterMetrics implements MeterBinder {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
 
-    public FlowCounterMetrics(RdmaFabric fabric) {
-        this.fabric = fabric;
+    public FlowCounterMetrics(RdmaResources resources) {
+        this.resources = resources;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (RdmaFabric.Named<Flow> flow : fabric.resources(Flow.class)) {
+        for (RdmaResources.Named<Flow> flow : resources.resources(Flow.class)) {
             FlowCounters counters = flow.resource().counters();
             if (counters == null) {
                 continue;
             }
             String device = counters.context().deviceName();
-            var descriptions = fabric.flowCounterPoints(flow.name());
+            var descriptions = resources.flowCounterPoints(flow.name());
             for (int index = 0; index < descriptions.size(); index++) {
                 int point = index;
                 String what = descriptions.get(index).name().toLowerCase(Locale.ROOT);

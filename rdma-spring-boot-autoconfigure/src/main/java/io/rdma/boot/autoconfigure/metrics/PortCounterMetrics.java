@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Unsigned64;
 
@@ -16,17 +16,17 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public class PortCounterMetrics implements MeterBinder {
 
-    private final RdmaFabric fabric;
+    private final RdmaResources resources;
 
-    public PortCounterMetrics(RdmaFabric fabric) {
-        this.fabric = fabric;
+    public PortCounterMetrics(RdmaResources resources) {
+        this.resources = resources;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (RdmaFabric.Named<DeviceContext> device : fabric.resources(DeviceContext.class)) {
+        for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             DeviceContext context = device.resource();
-            for (int port : fabric.configuredPorts(device.name())) {
+            for (int port : resources.configuredPorts(device.name())) {
                 for (String counter : context.portCounters(port).keySet()) {
                     FunctionCounter.builder("rdma.port.counter", context, c -> read(c, port, counter))
                             .description("Port counter as the device exposes it")

@@ -2,7 +2,7 @@ package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.completion.CompletionPollers;
-import io.rdma.spring.fabric.RdmaFabric;
+import io.rdma.spring.resource.RdmaResources;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 
@@ -12,10 +12,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** Micrometer binders for the fabric, where Micrometer is present; Boot binds every MeterBinder bean. */
+/** Micrometer binders for the declared resources, where Micrometer is present; Boot binds every MeterBinder bean. */
 @AutoConfiguration(after = RdmaAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
-@ConditionalOnBean(RdmaFabric.class)
+@ConditionalOnBean(RdmaResources.class)
 public final class RdmaMetricsAutoConfiguration {
 
     @Bean
@@ -26,19 +26,19 @@ public final class RdmaMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CompletionCounterMetrics rdmaCompletionCounterMetrics(RdmaFabric fabric) {
-        return new CompletionCounterMetrics(fabric);
+    CompletionCounterMetrics rdmaCompletionCounterMetrics(RdmaResources resources) {
+        return new CompletionCounterMetrics(resources);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    FlowCounterMetrics rdmaFlowCounterMetrics(RdmaFabric fabric) {
-        return new FlowCounterMetrics(fabric);
+    FlowCounterMetrics rdmaFlowCounterMetrics(RdmaResources resources) {
+        return new FlowCounterMetrics(resources);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    PortCounterMetrics rdmaPortCounterMetrics(RdmaFabric fabric) {
-        return new PortCounterMetrics(fabric);
+    PortCounterMetrics rdmaPortCounterMetrics(RdmaResources resources) {
+        return new PortCounterMetrics(resources);
     }
 }

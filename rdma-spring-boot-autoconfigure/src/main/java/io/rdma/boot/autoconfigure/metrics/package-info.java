@@ -1,5 +1,5 @@
 /**
- * Micrometer meters of the fabric: completions per completion queue, completion counters, flow
+ * Micrometer meters of the declared resources: completions per completion queue, completion counters, flow
  * counters and port counters.
  */
 @NullMarked

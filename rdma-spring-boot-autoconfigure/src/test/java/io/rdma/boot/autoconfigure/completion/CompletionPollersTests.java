@@ -1,6 +1,6 @@
 package io.rdma.spring.completion;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.ConnectOptions;
@@ -24,8 +24,8 @@ import static org.awaitility.Awaitility.await;
 
 class CompletionPollersTests {
 
-    private static final String CQ = FabricRunner.DEVICE_PROPERTY + ".completion-queues.cq";
-    private static final String PD = FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0";
+    private static final String CQ = RdmaContextRunners.DEVICE_PROPERTY + ".completion-queues.cq";
+    private static final String PD = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
 
     /** Two RC QPs connected to each other; their completions go through the pollers in every mode. */
     @ParameterizedTest
@@ -34,7 +34,7 @@ class CompletionPollersTests {
         List<String> receives = new CopyOnWriteArrayList<>();
         List<CompletionStatus> sends = new CopyOnWriteArrayList<>();
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(
+        RdmaContextRunners.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(
                 CQ + ".mode=" + mode, CQ + ".entries=64",
                 PD + ".memory-pools.buffers.count=8", PD + ".memory-pools.buffers.buffer-size=1KiB",
                 PD + ".queue-pairs.a.max-send-wr=8", PD + ".queue-pairs.a.max-recv-wr=8",
@@ -46,7 +46,7 @@ class CompletionPollersTests {
             CompletionRouter router = context.getBean(CompletionRouter.class);
             router.routeSends(a, completion -> sends.add(completion.status()));
             router.routeReceives(b, completion -> receives.add(describe(completion)));
-            ConnectOptions options = ConnectOptions.builder().gidIndex(FabricRunner.GID_INDEX).build();
+            ConnectOptions options = ConnectOptions.builder().gidIndex(RdmaContextRunners.GID_INDEX).build();
             a.connect(b.localEndpoint(options), options);
             b.connect(a.localEndpoint(options), options);
 
@@ -71,7 +71,7 @@ class CompletionPollersTests {
         });
         // Receive 2 was still posted when the context closed: the shutdown flushed it to its handler.
         assertThat(receives).containsExactly("1 SUCCESS 6", "2 WR_FLUSH_ERR 0");
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     private static String describe(WorkCompletion completion) {

@@ -1,16 +1,16 @@
 package io.rdma.boot.autoconfigure.connection;
 
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
+import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.RdmaConnectionException;
 import io.rdma.spring.connection.RdmaConnections;
-import io.rdma.boot.autoconfigure.FabricRunner;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
-import io.rdma.boot.autoconfigure.fabric.InvalidRdmaConfigurationException;
-import io.rdma.spring.fabric.RdmaFabric;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.Connection;
@@ -55,7 +55,7 @@ class RdmaConnectionsTests {
     @Test
     void aListenerAcceptsEveryPeerOnAQueuePairOfItsOwnAndRepliesToEach() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("three-clients").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("three-clients").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(ThreeClientsConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -86,13 +86,13 @@ class RdmaConnectionsTests {
                 });
         Map<ResourceKind, Long> live = recorder.verbs().liveObjects();
         assertThat(live).containsKeys(ResourceKind.CONNECTION, ResourceKind.CONNECTION_LISTENER);
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void listenersAndConnectionsAreDestroyedFirstThenTheBeansInLibibverbsOrder() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -109,13 +109,13 @@ class RdmaConnectionsTests {
                 .isSortedAccordingTo(Comparator.comparingInt(ResourceKind::destroyRank));
         assertThat(destroyed).allSatisfy(destruction -> assertThat(destruction.openDependents())
                 .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void portZeroListensOnAChosenPortThatIsShown() {
-        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.spare.port=0",
-                "rdma.connections.listeners.spare.queue-pair-template=echo-peer",
+        RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.spare.port=0",
+                "rdma.connections.listeners.spare.queue-pair-prototype=echo-peer",
                 "rdma.connections.listeners.spare.max-connections=1",
                 "rdma.connections.listeners.echo.max-connections=3").run(context -> {
                     assertThat(context).hasNotFailed();
@@ -136,7 +136,7 @@ class RdmaConnectionsTests {
     @Test
     void peersThatComeAndGoGiveTheirReceiveBuffersBackToThePool() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -144,11 +144,11 @@ class RdmaConnectionsTests {
                             connections.listeners().getFirst().peers().size() == 1);
                     MemoryPool pool = context.getBean("buffers", MemoryPool.class);
                     int leasedWithOnePeer = pool.leasedCount();
-                    ConnectionManager manager = ConnectionManager.of(context.getBean(FabricRunner.DEVICE,
+                    ConnectionManager manager = ConnectionManager.of(context.getBean(RdmaContextRunners.DEVICE,
                             DeviceContext.class));
                     ProtectionDomain pd = context.getBean("pd0", ProtectionDomain.class);
                     CompletionQueue cq = context.getBean("cq0", CompletionQueue.class);
-                    InetSocketAddress listener = new InetSocketAddress(FabricRunner.PEER_ADDRESS, 7471);
+                    InetSocketAddress listener = new InetSocketAddress(RdmaContextRunners.PEER_ADDRESS, 7471);
                     // each peer holds pool.capacity() / (2 * max-connections) buffers while connected
                     int peers = 3 * 2 * 4;
                     for (int peer = 1; peer <= peers; peer++) {
@@ -168,7 +168,7 @@ class RdmaConnectionsTests {
                     assertThat(roundTrip(context.getBean(RdmaTemplate.class), context.getBean(Replies.class),
                             "still served")).isEqualTo("STILL SERVED");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /** Simulated only: the client QP fails by fault injection. */
@@ -176,17 +176,17 @@ class RdmaConnectionsTests {
     @SimulatedOnly
     void aFailedClientQueuePairIsResetAndConnectedAgain() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     QueuePair client = context.getBean("client", QueuePair.class);
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
-                    RdmaHealthIndicator health = new RdmaHealthIndicator(context.getBean(RdmaFabric.class),
+                    RdmaHealthIndicator health = new RdmaHealthIndicator(context.getBean(RdmaResources.class),
                             connections);
                     assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
 
                     context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
-                            .failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
+                            .failQueuePair(RdmaContextRunners.DECLARED_DEVICE, client.qpNumber());
 
                     await().atMost(Duration.ofSeconds(10)).until(() ->
                             connections.outbound().getFirst().state() == ConnectionState.UP
@@ -201,7 +201,7 @@ class RdmaConnectionsTests {
                     assertThat(reply).isNotNull();
                     assertThat(new String(reply.payload(), StandardCharsets.UTF_8)).isEqualTo("AGAIN");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /** Simulated only: the client QP fails by fault injection. */
@@ -209,7 +209,7 @@ class RdmaConnectionsTests {
     @SimulatedOnly
     void aSingleQueuePairListenerLetsAFailedPeerGoAndAcceptsItsReconnectionAtOnce() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.simulatedRunner("single-peer").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.simulatedRunner("single-peer").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(SinglePeerConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -220,7 +220,7 @@ class RdmaConnectionsTests {
                     assertThat(roundTrip(template, replies, "first")).isEqualTo("FIRST");
 
                     context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
-                            .failQueuePair(FabricRunner.FABRIC_DEVICE, client.qpNumber());
+                            .failQueuePair(RdmaContextRunners.DECLARED_DEVICE, client.qpNumber());
 
                     // the server hears of the disconnect and frees its queue pair, so the first attempt
                     // gets through rather than waiting out its 2s timeout behind the old peer
@@ -236,16 +236,16 @@ class RdmaConnectionsTests {
                     });
                     assertThat(roundTrip(template, replies, "second")).isEqualTo("SECOND");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
-    /** Simulated only: the template QP fails by fault injection. */
+    /** Simulated only: the prototype QP fails by fault injection. */
     @Test
     @SimulatedOnly
-    void aTemplateQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
-        // the first ibv_create_qp after the declared client QP is the listener's first template QP
+    void aPrototypeQueuePairThatCannotBeCreatedCostsOneTryAndAcceptingGoesOn() {
+        // the first ibv_create_qp after the declared client QP is the listener's first prototype QP
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder().failQueuePairAfter(1);
-        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -261,20 +261,20 @@ class RdmaConnectionsTests {
                     assertThat(roundTrip(context.getBean(RdmaTemplate.class), context.getBean(Replies.class),
                             "still here")).isEqualTo("STILL HERE");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void aRefusedConnectionFailsTheStartAfterItsRetriesNamingPropertyVerbAndErrno() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        // the fabric's connect timeout stays: each refusal (a REJ) ends its attempt at once, but under
+        // the declaration's connect timeout stays: each refusal (a REJ) ends its attempt at once, but under
         // emulation it can take longer than a short timeout to arrive, which would read as ETIMEDOUT
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withPropertyValues("rdma.connections.outbound.echo-client.port=7999",
                         "rdma.connections.outbound.echo-client.retries=2",
                         "rdma.connections.outbound.echo-client.backoff.initial=10ms").run(context -> {
                     assertThat(context).hasFailed();
-                    RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
+                    RdmaConnectionException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             RdmaConnectionException.class);
                     assertThat(failure.property()).isEqualTo("rdma.connections.outbound.echo-client.host");
                     assertThat(failure.attempts()).isEqualTo(3);
@@ -284,7 +284,7 @@ class RdmaConnectionsTests {
                     });
                     FailureAnalysis analysis = new RdmaConnectionFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription()).contains("'echo-client'")
-                            .contains("rdma.connections.outbound.echo-client.host").contains(FabricRunner.PEER_ADDRESS + ":7999")
+                            .contains("rdma.connections.outbound.echo-client.host").contains(RdmaContextRunners.PEER_ADDRESS + ":7999")
                             .contains("Attempts: 3").contains("rdma_connect").contains("ECONNREFUSED");
                     assertThat(analysis.getAction()).contains("Start the listener")
                             .contains("rdma.connections.outbound.echo-client.host");
@@ -293,21 +293,21 @@ class RdmaConnectionsTests {
         assertThat(recorder.destroyedNames()).containsExactlyElementsOf(recorder.created().reversed());
         assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
                 .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void listeningOnAPortAlreadyListenedOnNamesThePort() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 // both on the peer address: a second wildcard bind of the port fails on rdma_cm with
                 // EADDRNOTAVAIL, not EADDRINUSE (rdma-verbs/softroce/README.md)
-                .withPropertyValues("rdma.connections.listeners.echo.address=" + FabricRunner.PEER_ADDRESS,
-                        "rdma.connections.listeners.again.address=" + FabricRunner.PEER_ADDRESS,
+                .withPropertyValues("rdma.connections.listeners.echo.address=" + RdmaContextRunners.PEER_ADDRESS,
+                        "rdma.connections.listeners.again.address=" + RdmaContextRunners.PEER_ADDRESS,
                         "rdma.connections.listeners.again.port=7471",
-                        "rdma.connections.listeners.again.queue-pair-template=echo-peer",
+                        "rdma.connections.listeners.again.queue-pair-prototype=echo-peer",
                         "rdma.connections.listeners.again.max-connections=1").run(context -> {
-                    RdmaConnectionException failure = FabricRunner.cause(context.getStartupFailure(),
+                    RdmaConnectionException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             RdmaConnectionException.class);
                     // whichever of the two binds second is refused
                     assertThat(failure.property()).isIn("rdma.connections.listeners.again.port",
@@ -316,33 +316,33 @@ class RdmaConnectionsTests {
                     assertThat(new RdmaConnectionFailureAnalyzer().analyze(failure).getAction())
                             .contains("Choose another port");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
-    void aListenerNamesEitherAQueuePairOrATemplate() {
-        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.echo.queue-pair=client")
-                .run(context -> assertThat(FabricRunner.cause(context.getStartupFailure(),
+    void aListenerNamesEitherAQueuePairOrAPrototype() {
+        RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.echo.queue-pair=client")
+                .run(context -> assertThat(RdmaContextRunners.cause(context.getStartupFailure(),
                         InvalidRdmaConfigurationException.class).property())
                         .isEqualTo("rdma.connections.listeners.echo"));
     }
 
     @Test
-    void templatePeersCountAgainstTheirCompletionQueue() {
-        FabricRunner.runner("connected").withPropertyValues("rdma.connections.listeners.echo.max-connections=8")
+    void prototypePeersCountAgainstTheirCompletionQueue() {
+        RdmaContextRunners.runner("connected").withPropertyValues("rdma.connections.listeners.echo.max-connections=8")
                 .run(context -> {
-                    InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
+                    InvalidRdmaConfigurationException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             InvalidRdmaConfigurationException.class);
-                    assertThat(failure.property()).isEqualTo(FabricRunner.DEVICE_PROPERTY + ".completion-queues.cq0.entries");
+                    assertThat(failure.property()).isEqualTo(RdmaContextRunners.DEVICE_PROPERTY + ".completion-queues.cq0.entries");
                     assertThat(failure.problem()).contains("8 x echo-peer").contains("288");
                 });
     }
 
     @Test
     void onlyConnectedQueuePairTypesConnect() {
-        FabricRunner.runner("connected").withPropertyValues(
-                FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.client.type=ud").run(context -> {
-                    InvalidRdmaConfigurationException failure = FabricRunner.cause(context.getStartupFailure(),
+        RdmaContextRunners.runner("connected").withPropertyValues(
+                RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.client.type=ud").run(context -> {
+                    InvalidRdmaConfigurationException failure = RdmaContextRunners.cause(context.getStartupFailure(),
                             InvalidRdmaConfigurationException.class);
                     assertThat(failure.property()).isEqualTo("rdma.connections.outbound.echo-client.queue-pair");
                     assertThat(failure.problem()).contains("UD");

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.health;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
@@ -18,7 +18,7 @@ class RdmaHealthIndicatorTests {
 
     @Test
     void upWhileConfiguredPortsAreActive() {
-        FabricRunner.runner("full").withConfiguration(HEALTH).run(context -> {
+        RdmaContextRunners.runner("full").withConfiguration(HEALTH).run(context -> {
             RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
             assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=ACTIVE");
@@ -29,10 +29,10 @@ class RdmaHealthIndicatorTests {
     @Test
     @SimulatedOnly
     void downWhenAConfiguredPortIsNotActive() {
-        FabricRunner.simulatedRunner("full").withConfiguration(HEALTH).run(context -> {
+        RdmaContextRunners.simulatedRunner("full").withConfiguration(HEALTH).run(context -> {
             RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
             context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
-                    .setPortState(FabricRunner.FABRIC_DEVICE, 1, PortState.DOWN);
+                    .setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.DOWN);
             assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=DOWN");
         });
@@ -40,7 +40,7 @@ class RdmaHealthIndicatorTests {
 
     @Test
     void canBeDisabled() {
-        FabricRunner.runner("full").withConfiguration(HEALTH)
+        RdmaContextRunners.runner("full").withConfiguration(HEALTH)
                 .withPropertyValues("management.health.rdma.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(RdmaHealthIndicator.class));
     }

@@ -1,6 +1,6 @@
 package io.rdma.spring.listener;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.SendQueueFullException;
 import io.rdma.verbs.api.QueuePair;
@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RdmaListenerTests {
 
-    private static final String PD = FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0";
+    private static final String PD = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
     private static final long WAIT_SECONDS = 30;
 
     @Test
@@ -126,9 +126,9 @@ class RdmaListenerTests {
      */
     @Test
     void aReplyThatCannotBeSentReachesTheErrorHandler() {
-        String peerTemplate = PD + ".queue-pair-templates.sink-peer";
+        String peerPrototype = PD + ".queue-pair-prototypes.sink-peer";
         runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(Replying.class)
-                .withPropertyValues(peerTemplate + ".max-send-wr=2", peerTemplate + ".send-timeout=100ms",
+                .withPropertyValues(peerPrototype + ".max-send-wr=2", peerPrototype + ".send-timeout=100ms",
                         "rdma.shutdown.drain-timeout=0s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -139,11 +139,11 @@ class RdmaListenerTests {
 
                     Failure failure = errors.failures.poll(WAIT_SECONDS, TimeUnit.SECONDS);
                     assertThat(failure).as("a failed reply reached the error handler").isNotNull();
-                    RdmaReplyException replyFailed = FabricRunner.cause(failure.failure(), RdmaReplyException.class);
+                    RdmaReplyException replyFailed = RdmaContextRunners.cause(failure.failure(), RdmaReplyException.class);
                     assertThat(replyFailed.queuePair()).isEqualTo(failure.message().queuePair()).startsWith("sink#");
-                    SendQueueFullException full = FabricRunner.cause(replyFailed, SendQueueFullException.class);
+                    SendQueueFullException full = RdmaContextRunners.cause(replyFailed, SendQueueFullException.class);
                     assertThat(full.queuePair()).isEqualTo(failure.message().queuePair());
-                    assertThat(full.property()).isEqualTo(peerTemplate + ".send-timeout");
+                    assertThat(full.property()).isEqualTo(peerPrototype + ".send-timeout");
                 });
     }
 
@@ -156,7 +156,7 @@ class RdmaListenerTests {
     }
 
     private static ApplicationContextRunner runner() {
-        return FabricRunner.runner("narrow-send-queue");
+        return RdmaContextRunners.runner("narrow-send-queue");
     }
 
     private static List<CompletableFuture<Void>> send(RdmaTemplate template, List<String> messages) {

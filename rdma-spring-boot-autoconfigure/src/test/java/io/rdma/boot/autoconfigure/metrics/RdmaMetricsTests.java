@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.DeviceAttributes;
 
@@ -19,13 +19,13 @@ class RdmaMetricsTests {
 
     @Test
     void bindsCountersThatAreReadOnScrape() {
-        FabricRunner.runner("full").withConfiguration(METRICS).run(context -> {
+        RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
             MeterRegistry registry = bind(context);
             assertThat(registry.find("rdma.cq.completions").tags("cq", "cq0", "status", "success")
                     .functionCounter()).isNotNull();
-            assertThat(registry.find("rdma.port.counter").tags("device", FabricRunner.DEVICE, "port", "1").meters())
+            assertThat(registry.find("rdma.port.counter").tags("device", RdmaContextRunners.DEVICE, "port", "1").meters())
                     .isNotEmpty();
-            var sends = registry.find("rdma.comp.counter").tags("counter", "sends", "status", "success")
+            var sends = registry.find("rdma.completion.counter").tags("counter", "sends", "status", "success")
                     .functionCounter();
             assertThat(sends.count()).isZero();
             context.getBean("sends", CompletionCounter.class).incrementCompletions(5);
@@ -38,8 +38,8 @@ class RdmaMetricsTests {
 
     @Test
     void bindsFlowCountersByFlowAndIndex() {
-        FabricRunner.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
-        FabricRunner.runner("flows").withConfiguration(METRICS).run(context -> {
+        RdmaContextRunners.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
+        RdmaContextRunners.runner("flows").withConfiguration(METRICS).run(context -> {
             MeterRegistry registry = bind(context);
             assertThat(registry.find("rdma.flow.packets").tags("flow", "ingress", "index", "0", "port", "1")
                     .functionCounter()).isNotNull();

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.preflight;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
@@ -94,7 +94,7 @@ class PreflightOnDeviceTests {
             }
         }
         String pd = "rdma.devices." + deviceName + ".protection-domains.pd0";
-        FabricRunner.runner().withPropertyValues("rdma.provider=native", pd + ".memory-pools.buffers.buffer-size="
+        RdmaContextRunners.runner().withPropertyValues("rdma.provider=native", pd + ".memory-pools.buffers.buffer-size="
                 + ProtectionDomain.PAGE_SIZE + "B", pd + ".memory-pools.buffers.count=" + pinned / ProtectionDomain.PAGE_SIZE)
                 .run(context -> {
                     if (permitted) {

@@ -1,6 +1,6 @@
 package io.rdma.boot.autoconfigure.preflight;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.DeviceContext;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Each preflight check fails the start on a simulated device whose host or ports are set up to
  * fail it, with an analysis naming the check, the property, the verb and its errno, and leaves
- * nothing alive; the same fabric on a well set-up device starts. On a real device the checks run
+ * nothing alive; the same declaration on a well set-up device starts. On a real device the checks run
  * in {@link PreflightOnDeviceTests}.
  */
 @SimulatedOnly // describes simulated devices (rdma.simulated.devices) set up to fail each check
@@ -32,7 +32,7 @@ class PreflightTests {
     private static final String PD = DEVICE + ".protection-domains.pd0";
 
     /** One CQ, one PD with a 32 KiB pool and an RC QP. */
-    private static final String[] FABRIC = {
+    private static final String[] DECLARATION = {
             DEVICE + ".completion-queues.cq.entries=256",
             PD + ".memory-pools.buffers.buffer-size=4KiB",
             PD + ".memory-pools.buffers.count=8",
@@ -67,13 +67,13 @@ class PreflightTests {
     void connectionManagerNodeIsCheckedOnlyWhereConnectionsAreDeclared() {
         starts(SIM + ".connection-manager-node-access=missing");
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withPropertyValues(SIM + ".connection-manager-node-access=denied").run(context -> {
                     FailureAnalysis analysis = analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription()).contains("Property: rdma.connections.listeners.echo\n")
                             .contains("/dev/infiniband/rdma_cm").contains("rdma_create_event_channel");
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
@@ -127,16 +127,16 @@ class PreflightTests {
 
     private static void starts(String... overrides) {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
+        RdmaContextRunners.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(DECLARATION)
                 .withPropertyValues(overrides).run(context -> assertThat(context).hasNotFailed());
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
-    /** Starts {@link #FABRIC} with {@code overrides}; asserts the check fails at {@code property} and leaks nothing. */
+    /** Starts {@link #DECLARATION} with {@code overrides}; asserts the check fails at {@code property} and leaks nothing. */
     private static FailureAnalysis fails(String check, String property, String... overrides) {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         FailureAnalysis[] analysis = new FailureAnalysis[1];
-        FabricRunner.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(FABRIC)
+        RdmaContextRunners.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(DECLARATION)
                 .withPropertyValues(overrides).run(context -> {
                     analysis[0] = analyze(context.getStartupFailure());
                     assertThat(analysis[0].getDescription()).contains("check '" + check + "'")
@@ -144,7 +144,7 @@ class PreflightTests {
                     assertThat(analysis[0].getAction()).isNotBlank();
                 });
         if (recorder.verbs() != null) {
-            FabricRunner.assertNoLiveObjects(recorder.verbs());
+            RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
         }
         return analysis[0];
     }

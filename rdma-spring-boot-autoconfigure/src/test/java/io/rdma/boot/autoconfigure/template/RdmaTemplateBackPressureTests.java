@@ -1,6 +1,6 @@
 package io.rdma.spring.template;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.verbs.api.QueuePair;
 
@@ -27,12 +27,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class RdmaTemplateBackPressureTests {
 
-    private static final String CLIENT = FabricRunner.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.client";
+    private static final String CLIENT = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.client";
     private static final long WAIT_SECONDS = 30;
 
     @Test
     void manyMoreConcurrentSendsThanTheSendQueueHoldsAllSucceedAndArrive() {
-        FabricRunner.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
+        RdmaContextRunners.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
             assertThat(context).hasNotFailed();
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             int sends = 16 * context.getBean("client", QueuePair.class).capabilities().maxSendWr();
@@ -65,7 +65,7 @@ class RdmaTemplateBackPressureTests {
 
     @Test
     void operationsThatWaitForRoomArePostedInTheOrderTheyWereMade() {
-        FabricRunner.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
+        RdmaContextRunners.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
             assertThat(context).hasNotFailed();
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             int sends = 16 * context.getBean("client", QueuePair.class).capabilities().maxSendWr();
@@ -82,7 +82,7 @@ class RdmaTemplateBackPressureTests {
     /** Nothing receives on 'server' (no listener posts receives there): the client's sends wait on RNR retries. */
     @Test
     void aSendThatFindsNoRoomWithinTheSendTimeoutFailsNamingTheQueuePairItsDepthAndTheProperty() {
-        FabricRunner.runner("single-peer").withPropertyValues(CLIENT + ".max-send-wr=4", CLIENT + ".send-timeout=100ms",
+        RdmaContextRunners.runner("single-peer").withPropertyValues(CLIENT + ".max-send-wr=4", CLIENT + ".send-timeout=100ms",
                 "rdma.shutdown.drain-timeout=0s").run(context -> {
             assertThat(context).hasNotFailed();
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
@@ -95,7 +95,7 @@ class RdmaTemplateBackPressureTests {
             CompletableFuture<Void> oneTooMany = template.send("client", new byte[] {42});
 
             Throwable failure = catchThrowable(() -> oneTooMany.get(WAIT_SECONDS, TimeUnit.SECONDS));
-            SendQueueFullException full = FabricRunner.cause(failure, SendQueueFullException.class);
+            SendQueueFullException full = RdmaContextRunners.cause(failure, SendQueueFullException.class);
             assertThat(full).hasMessageContaining("queue pair 'client'")
                     .hasMessageContaining("send queue full: " + depth + " work requests outstanding of max-send-wr "
                             + depth)

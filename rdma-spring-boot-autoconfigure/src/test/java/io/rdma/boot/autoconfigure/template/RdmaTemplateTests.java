@@ -1,6 +1,6 @@
 package io.rdma.spring.template;
 
-import io.rdma.boot.autoconfigure.FabricRunner;
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
@@ -31,7 +31,7 @@ class RdmaTemplateTests {
     @Test
     void sendWithImmediateReachesTheListenerAndItsReplyComesBack() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
-        FabricRunner.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean("client", QueuePair.class).state()).isEqualTo(QueuePairState.RTS);
@@ -44,12 +44,12 @@ class RdmaTemplateTests {
                     assertThat(reply.hasImmediateData()).isTrue();
                     assertThat(reply.immediateData()).isEqualTo(17);
                 });
-        FabricRunner.assertNoLiveObjects(recorder.verbs());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test
     void writeReadCompareAndSwapAndFetchAndAddOnRemoteMemory() {
-        FabricRunner.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             PooledBuffer target = context.getBean("buffers", MemoryPool.class).lease();
             RemoteBuffer remote = target.remote();

@@ -5,8 +5,8 @@ import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CompletionCounterOptions;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Unsigned64;
-import io.rdma.verbs.spi.CompCounterHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.util.EnumSet;
 import java.util.Optional;
@@ -56,7 +56,7 @@ final class CompletionCounters {
         return caps == null ? SOFTWARE_OPS : caps.supportedOps();
     }
 
-    CompCounterHandle create(CompletionCounterOptions options) {
+    CompletionCounterHandle create(CompletionCounterOptions options) {
         if (caps == null || options.usesExternalMemory()) {
             // The full 64-bit range: one more wraps to zero, as a 64-bit add does.
             SoftwareCompletionCounter counter = SoftwareCompletionCounter.of(options, Unsigned64.MAX,

@@ -2,7 +2,7 @@ package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.CompletionCounterMode;
 import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /** A completion counter the device keeps ({@code ibv_create_comp_cntr} succeeded). */
-final class HardwareCompletionCounter implements CompCounterHandle {
+final class HardwareCompletionCounter implements CompletionCounterHandle {
 
     private final NativeContext context;
     private final HardwareCompletionCounters verbs;

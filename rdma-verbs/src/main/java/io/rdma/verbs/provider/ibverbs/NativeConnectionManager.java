@@ -8,9 +8,9 @@ import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_conn_param;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
+import io.rdma.verbs.provider.support.PeerDisconnectNotice;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
-import io.rdma.verbs.spi.PeerDisconnectNotice;
 import io.rdma.verbs.spi.QpHandle;
 
 import java.lang.foreign.Arena;

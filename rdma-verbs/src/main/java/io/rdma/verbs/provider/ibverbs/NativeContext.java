@@ -21,14 +21,14 @@ import io.rdma.verbs.provider.ibverbs.generated.ibv_device_attr_ex;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_gid;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_port_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.PdHandle;
 import io.rdma.verbs.spi.QpHandle;
 
@@ -227,7 +227,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public CompCounterHandle createCompletionCounter(CompletionCounterOptions options) {
+    public CompletionCounterHandle createCompletionCounter(CompletionCounterOptions options) {
         return completionCounters.create(options);
     }
 

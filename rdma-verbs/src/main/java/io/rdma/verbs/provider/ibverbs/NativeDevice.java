@@ -3,9 +3,9 @@ package io.rdma.verbs.provider.ibverbs;
 import io.rdma.verbs.api.HostAccess;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_device;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.DeviceHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.lang.foreign.MemorySegment;
 

@@ -20,12 +20,12 @@ import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_cap;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_init_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.AddressHandleResolver;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -336,7 +336,7 @@ final class NativeQp implements QpHandle {
     }
 
     @Override
-    public void attachCompletionCounter(CompCounterHandle counter, int opMask) {
+    public void attachCompletionCounter(CompletionCounterHandle counter, int opMask) {
         switch (counter) {
             case HardwareCompletionCounter hardware -> hardware.attachTo(qp, opMask, describe());
             case SoftwareCompletionCounter software -> attachSoftware(software, opMask);

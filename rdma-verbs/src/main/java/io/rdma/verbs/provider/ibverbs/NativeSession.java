@@ -1,8 +1,8 @@
 package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.DeviceHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.ProviderSession;
 
 import java.util.List;

@@ -6,8 +6,8 @@ import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
-import io.rdma.verbs.spi.CompCounterHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.util.EnumSet;
 import java.util.IdentityHashMap;
@@ -134,7 +134,7 @@ final class CompletionDelivery {
     }
 
     /** {@code ibv_qp_attach_comp_cntr} once the QP's state allows it. Send lock held. */
-    void attach(CompCounterHandle counter, int opMask) {
+    void attach(CompletionCounterHandle counter, int opMask) {
         SimulatedDevice device = qp.device();
         Set<CompletionCounterOp> ops = CompletionCounterOp.fromMask(opMask);
         Set<CompletionCounterOp> unsupported = EnumSet.copyOf(ops);

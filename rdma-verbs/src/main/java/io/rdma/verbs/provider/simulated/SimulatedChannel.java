@@ -1,9 +1,9 @@
 package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CqHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;

@@ -11,8 +11,8 @@ import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.provider.support.PeerDisconnectNotice;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle;
-import io.rdma.verbs.spi.PeerDisconnectNotice;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ListenerHandle;
 import io.rdma.verbs.spi.QpHandle;
 

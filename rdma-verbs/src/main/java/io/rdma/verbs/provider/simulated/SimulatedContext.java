@@ -10,16 +10,16 @@ import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.AsyncEventSink;
 import io.rdma.verbs.spi.ChannelHandle;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.PdHandle;
 import io.rdma.verbs.spi.QpHandle;
-import io.rdma.verbs.spi.SoftwareCompletionCounter;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -116,7 +116,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public CompCounterHandle createCompletionCounter(CompletionCounterOptions options) {
+    public CompletionCounterHandle createCompletionCounter(CompletionCounterOptions options) {
         if (device.spec().maxCompletionCounters() == 0) {
             device.checkInjected("ibv_create_comp_cntr");
             throw Failures.unsupported("ibv_create_comp_cntr", device.name() + " has no completion counters");

@@ -2,9 +2,9 @@ package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 

@@ -6,8 +6,8 @@ import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.provider.support.LiveObjectCensus;
 import io.rdma.verbs.spi.DeviceHandle;
-import io.rdma.verbs.spi.LiveObjectCensus;
 import io.rdma.verbs.spi.ProviderSession;
 
 import java.util.ArrayList;

@@ -12,7 +12,7 @@ import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.AddressHandleResolver;
-import io.rdma.verbs.spi.CompCounterHandle;
+import io.rdma.verbs.spi.CompletionCounterHandle;
 import io.rdma.verbs.spi.CountersHandle;
 import io.rdma.verbs.spi.FlowHandle;
 import io.rdma.verbs.spi.QpHandle;
@@ -224,7 +224,7 @@ final class SimulatedQp implements QpHandle {
     // ---------------------------------------------------------------- counters and flows
 
     @Override
-    public void attachCompletionCounter(CompCounterHandle counter, int opMask) {
+    public void attachCompletionCounter(CompletionCounterHandle counter, int opMask) {
         sendLock.lock();
         try {
             QueuePairState current = state;

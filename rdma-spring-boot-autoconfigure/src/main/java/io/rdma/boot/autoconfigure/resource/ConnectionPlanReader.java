@@ -1,0 +1,162 @@
+package io.rdma.boot.autoconfigure.resource;
+
+import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
+import io.rdma.spring.resource.ConnectionPlan;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
+import io.rdma.verbs.api.QueuePairType;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the {@code rdma.connections} properties into a {@link ConnectionPlan}, checked against the
+ * declared queue pairs and prototypes before anything is created: every reference resolves to an
+ * rc or uc queue pair (or prototype), ports, backlogs and retries are in range, a listener address
+ * is an IP literal, and no queue pair is brought up by two connections.
+ */
+final class ConnectionPlanReader {
+
+    static final String PROPERTY = RdmaProperties.PREFIX + ".connections";
+
+    private ConnectionPlanReader() {
+    }
+
+    static ConnectionPlan read(RdmaProperties.Connections connections, List<DevicePlan> devices) {
+        Map<String, QueuePairPlan> qps = new LinkedHashMap<>();
+        Map<String, QueuePairPlan> prototypes = new LinkedHashMap<>();
+        Map<String, String> deviceOf = new HashMap<>();
+        for (DevicePlan device : devices) {
+            device.queuePairs().forEach(qp -> qps.put(qp.name(), qp));
+            device.queuePairPrototypes().forEach(qp -> prototypes.put(qp.name(), qp));
+            device.queuePairs().forEach(qp -> deviceOf.put(qp.name(), device.name()));
+            device.queuePairPrototypes().forEach(qp -> deviceOf.put(qp.name(), device.name()));
+        }
+        Map<String, String> usedBy = new HashMap<>();
+        List<ListenerPlan> listeners = new ArrayList<>();
+        connections.getListeners().forEach((name, listener) -> {
+            ListenerPlan plan = listener(name, PROPERTY + ".listeners." + name, listener, qps, prototypes, deviceOf);
+            if (plan.queuePair() != null) {
+                claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
+            }
+            listeners.add(plan);
+        });
+        List<OutboundPlan> outbound = new ArrayList<>();
+        connections.getOutbound().forEach((name, connection) -> {
+            OutboundPlan plan = outbound(name, PROPERTY + ".outbound." + name, connection, qps, deviceOf);
+            claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
+            outbound.add(plan);
+        });
+        return new ConnectionPlan(List.copyOf(listeners), List.copyOf(outbound));
+    }
+
+    private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
+                                         Map<String, QueuePairPlan> qps, Map<String, QueuePairPlan> prototypes,
+                                         Map<String, String> deviceOf) {
+        if ((listener.getQueuePair() == null) == (listener.getQueuePairPrototype() == null)) {
+            throw new InvalidRdmaConfigurationException(property, "a listener runs its connections either on"
+                    + " queue pairs created from a prototype or on one declared queue pair, and this one names "
+                    + (listener.getQueuePair() == null ? "neither" : "both"), "Set queue-pair-prototype (a queue"
+                    + " pair per peer) or queue-pair (one peer at a time).");
+        }
+        String qp = null;
+        String prototype = null;
+        if (listener.getQueuePair() != null) {
+            qp = connectable(listener.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+                    "queue-pairs of a protection domain");
+        } else {
+            prototype = connectable(listener.getQueuePairPrototype(), property + ".queue-pair-prototype", prototypes,
+                    "queue pair prototype", "queue-pair-prototypes of a protection domain");
+        }
+        InetAddress address = ipLiteral(listener.getAddress(), property + ".address");
+        inRange(listener.getPort(), 0, 65535, property + ".port", "0 (the connection manager chooses) to 65535");
+        CheckedResourcePlan.positive(listener.getBacklog(), property + ".backlog");
+        CheckedResourcePlan.positive(listener.getMaxConnections(), property + ".max-connections");
+        positive(listener.getAcceptTimeout(), property + ".accept-timeout");
+        return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : prototype), address, listener.getPort(),
+                listener.getBacklog(), qp, prototype, listener.getMaxConnections(), listener.getAcceptTimeout());
+    }
+
+    private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
+                                         Map<String, QueuePairPlan> qps, Map<String, String> deviceOf) {
+        String qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+                "queue-pairs of a protection domain");
+        if (connection.getHost() == null || connection.getHost().isBlank()) {
+            throw new InvalidRdmaConfigurationException(property + ".host", "no host is set",
+                    "Set the address of the listener's RDMA port (its RoCE GID's IPv4, or IPoIB), or a name"
+                            + " resolving to it.");
+        }
+        inRange(connection.getPort(), 1, 65535, property + ".port", "1 to 65535");
+        positive(connection.getTimeout(), property + ".timeout");
+        CheckedResourcePlan.notNegative(connection.getRetries(), property + ".retries");
+        RdmaProperties.Backoff backoff = connection.getBackoff();
+        if (backoff.getInitial().isNegative()) {
+            throw new InvalidRdmaConfigurationException(property + ".backoff.initial", "the pause "
+                    + backoff.getInitial() + " is negative", "Set a pause of zero or more, e.g. 200ms.");
+        }
+        if (backoff.getMultiplier() < 1) {
+            throw new InvalidRdmaConfigurationException(property + ".backoff.multiplier", "the multiplier "
+                    + backoff.getMultiplier() + " is below 1, so pauses would shrink", "Set 1 (constant pauses) or more.");
+        }
+        if (backoff.getMax().compareTo(backoff.getInitial()) < 0) {
+            throw new InvalidRdmaConfigurationException(property + ".backoff.max", "the longest pause "
+                    + backoff.getMax() + " is shorter than the first, " + backoff.getInitial(),
+                    "Set backoff.max to at least backoff.initial.");
+        }
+        return new OutboundPlan(name, property, deviceOf.get(qp), qp, connection.getHost().trim(),
+                connection.getPort(), connection.getTimeout(), connection.getRetries(), backoff.getInitial(),
+                backoff.getMultiplier(), backoff.getMax());
+    }
+
+    /** A reference to an rc or uc queue pair (or prototype): rdma_cm connects nothing else. */
+    private static String connectable(@Nullable String name, String property, Map<String, QueuePairPlan> declared,
+                                      String what, String where) {
+        String resolved = CheckedResourcePlan.reference(name, property, declared.keySet(), what, where);
+        QueuePairType type = declared.get(resolved).type();
+        if (!type.isConnected()) {
+            throw new InvalidRdmaConfigurationException(property, "'" + resolved + "' is " + type + ", and the"
+                    + " connection manager connects only rc and uc queue pairs", "Name an rc or uc " + what
+                    + "; ud queue pairs address each datagram instead.");
+        }
+        return resolved;
+    }
+
+    private static void positive(Duration timeout, String property) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new InvalidRdmaConfigurationException(property, "the timeout " + timeout + " is not positive",
+                    "Set a timeout such as 5s.");
+        }
+    }
+
+    private static InetAddress ipLiteral(@Nullable String address, String property) {
+        try {
+            return InetAddress.ofLiteral(address == null ? "" : address.trim());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRdmaConfigurationException(property, "'" + address + "' is not an IP address",
+                    "Set 0.0.0.0 (every port of the device) or the IPv4 address of an RDMA port.");
+        }
+    }
+
+    private static void inRange(int value, int min, int max, String property, String range) {
+        if (value < min || value > max) {
+            throw new InvalidRdmaConfigurationException(property, "port " + value + " is out of range",
+                    "Set a port from " + range + ".");
+        }
+    }
+
+    private static void claim(Map<String, String> usedBy, String qp, String property) {
+        String other = usedBy.putIfAbsent(qp, property);
+        if (other != null) {
+            throw new InvalidRdmaConfigurationException(property, "queue pair '" + qp + "' is already brought up by "
+                    + other + ", and a queue pair carries one connection", "Declare a queue pair per connection.");
+        }
+    }
+}

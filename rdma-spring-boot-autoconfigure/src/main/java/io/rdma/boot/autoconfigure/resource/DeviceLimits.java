@@ -1,0 +1,145 @@
+package io.rdma.boot.autoconfigure.resource;
+
+import io.rdma.boot.autoconfigure.resource.DevicePlan.CompletionQueuePlan;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.FlowPlan;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.MemoryPoolPlan;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.ProtectionDomainPlan;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
+import io.rdma.boot.autoconfigure.resource.DevicePlan.SharedReceiveQueuePlan;
+import io.rdma.verbs.api.CompletionCounterOp;
+import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.Unsigned64;
+
+
+import java.util.Set;
+
+/**
+ * Checks a device's plan against what {@code ibv_query_device} and {@code ibv_query_port}
+ * report, right after the device is opened and before anything is created on it, so a
+ * configuration the device cannot honour fails with the property and the limit instead of
+ * with an errno half-way through creation.
+ */
+final class DeviceLimits {
+
+    private final DevicePlan device;
+    private final DeviceContext context;
+    private final DeviceAttributes limits;
+
+    private DeviceLimits(DevicePlan device, DeviceContext context) {
+        this.device = device;
+        this.context = context;
+        this.limits = context.queryDevice();
+    }
+
+    static void verify(DevicePlan device, DeviceContext context) {
+        new DeviceLimits(device, context).verify();
+    }
+
+    private void verify() {
+        port(device.port(), device.property() + ".port");
+        count(device.completionQueues().size(), limits.maxCq(), device.property() + ".completion-queues", "max_cq");
+        count(device.protectionDomains().size(), limits.maxPd(), device.property() + ".protection-domains", "max_pd");
+        count(device.queuePairs().size(), limits.maxQp(), device.property() + ".protection-domains.*.queue-pairs",
+                "max_qp");
+        for (CompletionQueuePlan cq : device.completionQueues()) {
+            atMost(cq.entries(), limits.maxCqe(), cq.property() + ".entries", "max_cqe");
+            if (cq.timestamps() && !limits.completionTimestamps()) {
+                throw new InvalidRdmaConfigurationException(cq.property() + ".timestamps", "device '" + device.name()
+                        + "' cannot timestamp completions", "Set timestamps to false.");
+            }
+        }
+        if (!device.counters().isEmpty() && !limits.supportsCompletionCounters()) {
+            throw new InvalidRdmaConfigurationException(device.counters().getFirst().property(), "device '"
+                    + device.name() + "' has no completion counters (max_comp_cntr is 0; ibv_create_comp_cntr fails"
+                    + " with ENOTSUP)", "Remove the completion-counters of this device, or use a device that has them.");
+        }
+        count(device.counters().size(), limits.maxCompletionCounters(), device.property() + ".completion-counters",
+                "max_comp_cntr");
+        for (ProtectionDomainPlan pd : device.protectionDomains()) {
+            count(pd.sharedReceiveQueues().size(), limits.maxSrq(), pd.property() + ".shared-receive-queues",
+                    "max_srq");
+            pd.memoryPools().forEach(this::memoryPool);
+            pd.sharedReceiveQueues().forEach(this::sharedReceiveQueue);
+            pd.queuePairs().forEach(this::queuePair);
+            pd.queuePairPrototypes().forEach(this::queuePair);
+        }
+        device.flows().forEach(this::flow);
+    }
+
+    private void memoryPool(MemoryPoolPlan pool) {
+        long bytes = (long) pool.bufferSize() * pool.count();
+        // max_mr_size is a u64: rxe and mlx5 report 2^64-1, which a signed compare reads as -1.
+        if (!limits.allowsRegionOf(bytes)) {
+            String maxMrSize = Unsigned64.toString(limits.maxMrSize());
+            throw new InvalidRdmaConfigurationException(pool.property(), "the pool registers " + bytes + " bytes ("
+                    + pool.count() + " x " + pool.bufferSize() + "), above the device's max_mr_size of "
+                    + maxMrSize, "Lower count or buffer-size so that count x buffer-size is at most "
+                    + maxMrSize + " bytes.");
+        }
+    }
+
+    private void sharedReceiveQueue(SharedReceiveQueuePlan srq) {
+        atMost(srq.maxWr(), limits.maxSrqWr(), srq.property() + ".max-wr", "max_srq_wr");
+        atMost(srq.maxSge(), limits.maxSrqSge(), srq.property() + ".max-sge", "max_srq_sge");
+    }
+
+    private void queuePair(QueuePairPlan qp) {
+        atMost(qp.capabilities().maxSendWr(), limits.maxQpWr(), qp.property() + ".max-send-wr", "max_qp_wr");
+        atMost(qp.capabilities().maxRecvWr(), limits.maxQpWr(), qp.property() + ".max-recv-wr", "max_qp_wr");
+        atMost(qp.capabilities().maxSendSge(), limits.maxSge(), qp.property() + ".max-send-sge", "max_sge");
+        atMost(qp.capabilities().maxRecvSge(), limits.maxSge(), qp.property() + ".max-recv-sge", "max_sge");
+        atMost(qp.capabilities().maxInlineData(), limits.maxInlineData(), qp.property() + ".max-inline-data",
+                "inline data limit");
+        port(qp.port(), qp.property() + ".port");
+        Set<CompletionCounterOp> countable = limits.supportedCompletionCounterOps();
+        qp.counters().forEach((counter, ops) -> {
+            for (CompletionCounterOp op : ops) {
+                if (!countable.contains(op)) {
+                    throw new InvalidRdmaConfigurationException(qp.property() + ".completion-counters." + counter,
+                            "device '" + device.name() + "' cannot count " + ConfiguredNames.nameOf(op)
+                                    + " (ibv_qp_attach_comp_cntr fails with ENOTSUP)",
+                            "Count only op kinds the device supports: "
+                                    + countable.stream().map(ConfiguredNames::nameOf).sorted().toList() + ".");
+                }
+            }
+        });
+    }
+
+    private void flow(FlowPlan flow) {
+        port(flow.spec().port(), flow.property() + ".port");
+        LinkLayer linkLayer = context.queryPort(flow.spec().port()).linkLayer();
+        if (linkLayer != LinkLayer.ETHERNET) {
+            throw new InvalidRdmaConfigurationException(flow.property() + ".port", "port " + flow.spec().port()
+                    + " of device '" + device.name() + "' is " + linkLayer + ", and flows steer Ethernet packets"
+                    + " (ibv_create_flow fails with EINVAL)", "Declare flows on an Ethernet (RoCE) port.");
+        }
+        if (!flow.counters().isEmpty() && !limits.flowCounters()) {
+            throw new InvalidRdmaConfigurationException(flow.property() + ".counters", "device '" + device.name()
+                    + "' has no flow counters (ibv_create_counters fails with EOPNOTSUPP)",
+                    "Remove the flow's counters, or use a device with flow counters.");
+        }
+    }
+
+    private void port(int port, String property) {
+        if (port > limits.physicalPortCount()) {
+            throw new InvalidRdmaConfigurationException(property, "device '" + device.name() + "' has no port " + port,
+                    "Name a port from 1 to " + limits.physicalPortCount() + ".");
+        }
+    }
+
+    private void count(int declared, int limit, String property, String limitName) {
+        if (declared > limit) {
+            throw new InvalidRdmaConfigurationException(property, declared + " are declared, above the device's "
+                    + limitName + " of " + limit, "Declare at most " + limit + ".");
+        }
+    }
+
+    private void atMost(int value, int limit, String property, String limitName) {
+        if (value > limit) {
+            throw new InvalidRdmaConfigurationException(property, "the value " + value + " is above device '"
+                    + device.name() + "' " + limitName + " of " + limit, "Set it to at most " + limit + ".");
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package io.rdma.boot.autoconfigure.resource;
+
+import io.rdma.boot.autoconfigure.RdmaContextRunners;
+import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
+import io.rdma.verbs.api.Device;
+import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Every invalid configuration fails the start with an {@link InvalidRdmaConfigurationException}
+ * whose analysis names the property and what to do, and leaves nothing alive in the provider.
+ */
+class InvalidConfigurationTests {
+
+    private static final String DEVICE = RdmaContextRunners.DEVICE_PROPERTY;
+    /** The description of the device under test where a test runs on the simulated fabric. */
+    private static final String SIMULATED_DEVICE = "rdma.simulated.devices." + RdmaContextRunners.DEVICE;
+    private static final String PD = DEVICE + ".protection-domains.pd0";
+    private static final String QP = PD + ".queue-pairs.qp";
+
+    /** A valid declaration: one CQ, one PD with a pool and an RC QP, one completion counter. */
+    private static final String[] VALID = {
+            DEVICE + ".completion-queues.cq.entries=256",
+            DEVICE + ".completion-counters.sends.external-memory=" + System.getProperty("java.io.tmpdir") + "/rdma-invalid.cntr",
+            PD + ".memory-pools.buffers.buffer-size=4KiB",
+            PD + ".memory-pools.buffers.count=8",
+            QP + ".send-cq=cq",
+            QP + ".max-send-wr=64",
+            QP + ".max-recv-wr=64",
+    };
+
+    @Test
+    void theValidDeclarationStarts() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        RdmaContextRunners.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(VALID)
+                .run(context -> assertThat(context).hasNotFailed());
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    @Test
+    @SimulatedOnly // needs a machine without rdma-core: CI's first host run hides it
+    void nativeWithoutRdmaCoreNamesTheMissingLibrary() {
+        assumeFalse(nativeProviderLoads(), "rdma-core is installed here");
+        FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
+        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded");
+        assertThat(analysis.getAction()).contains("rdma-core");
+    }
+
+    @Test
+    @SimulatedOnly // needs rdma-core on a kernel without RDMA: the CI host once rdma-core is installed
+    void nativeOnAKernelWithoutRdmaNamesTheCause() {
+        assumeTrue(nativeProviderLoads(), "rdma-core is not installed here");
+        assumeFalse(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel supports RDMA");
+        FailureAnalysis analysis = failsOnAbsentDevice();
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'absent9'")
+                .contains("it lists no device at all").contains("ENOSYS");
+        assertThat(analysis.getAction()).contains("rdma_rxe");
+    }
+
+    @Test
+    void unknownDeviceUnderNativeListsTheDevicesPresent() {
+        assumeTrue(nativeProviderLoads(), "rdma-core is not installed here");
+        List<String> present;
+        try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
+            present = verbs.devices().stream().map(Device::name).toList();
+        }
+        assumeFalse(present.isEmpty(), "this host has no RDMA device");
+        FailureAnalysis analysis = failsOnAbsentDevice();
+        assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'absent9'; devices present: "
+                + present);
+    }
+
+    /** A device no machine has, declared on the native provider. */
+    private static FailureAnalysis failsOnAbsentDevice() {
+        return fails(RdmaContextRunners.runner(), "rdma.devices.absent9", "rdma.provider=native",
+                "rdma.devices.absent9.completion-queues.cq.entries=16");
+    }
+
+    /** Whether the native provider opens at all: rdma-core loads, with or without devices. */
+    private static boolean nativeProviderLoads() {
+        try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
+            return true;
+        } catch (VerbsException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void unknownCompletionQueue() {
+        FailureAnalysis analysis = fails(QP + ".send-cq", QP + ".send-cq=cq9");
+        assertThat(analysis.getDescription()).contains("no completion queue named 'cq9'");
+        assertThat(analysis.getAction()).contains("[cq]");
+    }
+
+    @Test
+    void unknownRecvCompletionQueue() {
+        fails(QP + ".recv-cq", QP + ".recv-cq=nope");
+    }
+
+    @Test
+    void unknownSharedReceiveQueue() {
+        fails(QP + ".srq", QP + ".srq=srq9");
+    }
+
+    @Test
+    void sharedReceiveQueueOfAnotherProtectionDomain() {
+        fails(QP + ".srq", DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+    }
+
+    @Test
+    void unknownCompletionCounter() {
+        FailureAnalysis analysis = fails(QP + ".completion-counters.recvs", QP + ".completion-counters.recvs=recv");
+        assertThat(analysis.getDescription()).contains("no completion counter named 'recvs'");
+    }
+
+    @Test
+    void unknownMemoryPool() {
+        fails(QP + ".memory-pool", QP + ".memory-pool=elsewhere");
+    }
+
+    @Test
+    void unknownFlowQueuePair() {
+        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=ghost");
+    }
+
+    @Test
+    void flowToAConnectedQueuePair() {
+        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=qp");
+    }
+
+    @Test
+    void completionQueueTooSmallForItsQueuePairs() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=100");
+        assertThat(analysis.getDescription()).contains("128").contains("[qp]");
+        assertThat(analysis.getAction()).contains("at least 128");
+    }
+
+    @Test
+    void sizesThatAreNotPositive() {
+        fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=0");
+        fails(QP + ".max-send-wr", QP + ".max-send-wr=-1");
+        fails(QP + ".max-recv-wr", QP + ".max-recv-wr=0");
+        fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.count=0");
+        fails(PD + ".memory-pools.buffers.buffer-size", PD + ".memory-pools.buffers.buffer-size=0B");
+        fails(PD + ".shared-receive-queues.srq.max-wr", PD + ".shared-receive-queues.srq.max-wr=0");
+        fails(DEVICE + ".port", DEVICE + ".port=0");
+    }
+
+    @Test
+    void sendTimeoutsThatAreNegative() {
+        FailureAnalysis analysis = fails(QP + ".send-timeout", QP + ".send-timeout=-1s");
+        assertThat(analysis.getDescription()).contains("negative");
+        fails(DEVICE + ".queue-pair-defaults.send-timeout", DEVICE + ".queue-pair-defaults.send-timeout=-5ms");
+        fails(PD + ".queue-pair-prototypes.peer.send-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+                PD + ".queue-pair-prototypes.peer.send-timeout=-100ms");
+    }
+
+    /** Simulated only: it describes the device's limits (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void sizesAboveTheDeviceLimits() {
+        FailureAnalysis analysis = failsOnSimulated(DEVICE + ".completion-queues.cq.entries",
+                SIMULATED_DEVICE + ".max-cqe=200");
+        assertThat(analysis.getDescription()).contains("max_cqe").contains("200");
+        failsOnSimulated(QP + ".max-send-wr", SIMULATED_DEVICE + ".max-qp-wr=32");
+        failsOnSimulated(PD + ".shared-receive-queues.srq.max-wr", SIMULATED_DEVICE + ".max-srq-wr=8",
+                PD + ".shared-receive-queues.srq.max-wr=16");
+        failsOnSimulated(PD + ".memory-pools.buffers", SIMULATED_DEVICE + ".max-mr-size=16KB");
+        failsOnSimulated(DEVICE + ".port", SIMULATED_DEVICE + ".ports=1", DEVICE + ".port=2");
+    }
+
+    /** Simulated only: it needs an InfiniBand port, the simulated default. */
+    @Test
+    @SimulatedOnly
+    void flowOnAPortThatIsNotEthernet() {
+        FailureAnalysis analysis = failsOnSimulated(DEVICE + ".flows.in.port", PD + ".queue-pairs.raw.type=raw-packet",
+                PD + ".queue-pairs.raw.send-cq=cq", PD + ".queue-pairs.raw.max-send-wr=8",
+                PD + ".queue-pairs.raw.max-recv-wr=8", DEVICE + ".flows.in.queue-pair=raw");
+        assertThat(analysis.getDescription()).contains("INFINIBAND");
+    }
+
+    /** Simulated only: it describes the device's inline limit (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void inlineDataAboveTheDeviceLimit() {
+        FailureAnalysis analysis = failsOnSimulated(QP + ".max-inline-data", SIMULATED_DEVICE + ".max-inline-data=64",
+                QP + ".max-inline-data=128");
+        assertThat(analysis.getAction()).contains("at most 64");
+    }
+
+    @Test
+    void unknownAccessFlag() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access[1]",
+                PD + ".memory-pools.buffers.access=local-write,remote-raed");
+        assertThat(analysis.getDescription()).contains("'remote-raed' is not an access flag");
+        assertThat(analysis.getAction()).contains("remote-read");
+    }
+
+    @Test
+    void unknownCounterOpKind() {
+        FailureAnalysis analysis = fails(QP + ".completion-counters.sends[0]", QP + ".completion-counters.sends=sned");
+        assertThat(analysis.getAction()).contains("rdma-write");
+    }
+
+    @Test
+    void overlappingOpMasksOfTwoCountersOnOneQueuePair() {
+        FailureAnalysis analysis = fails(QP + ".completion-counters.more", DEVICE + ".completion-counters.more.external-memory="
+                        + System.getProperty("java.io.tmpdir") + "/rdma-invalid-more.cntr",
+                QP + ".completion-counters.sends=send,recv", QP + ".completion-counters.more=recv");
+        assertThat(analysis.getDescription()).contains("recv").contains("'sends'");
+    }
+
+    @Test
+    void remoteAccessWithoutLocalWrite() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access",
+                PD + ".memory-pools.buffers.access=remote-write");
+        assertThat(analysis.getAction()).contains("local-write");
+    }
+
+    @Test
+    void datagramQueuePairWithRdmaOps() {
+        FailureAnalysis analysis = fails(QP + ".completion-counters.sends", QP + ".type=ud", QP + ".completion-counters.sends=rdma-write");
+        assertThat(analysis.getDescription()).contains("UD");
+    }
+
+    /** Simulated only: it describes what the device counts (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void counterOpTheDeviceCannotCount() {
+        FailureAnalysis analysis = failsOnSimulated(QP + ".completion-counters.sends",
+                SIMULATED_DEVICE + ".completion-counter-ops=send,recv", QP + ".completion-counters.sends=rdma-write");
+        assertThat(analysis.getDescription()).contains("cannot count rdma-write");
+    }
+
+    /** Simulated only: it describes a device without completion counters (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void deviceWithoutCompletionCounters() {
+        failsOnSimulated(DEVICE + ".completion-counters.sends", SIMULATED_DEVICE + ".max-completion-counters=0");
+    }
+
+    @Test
+    void nameUsedTwice() {
+        FailureAnalysis analysis = fails(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
+                PD + ".queue-pairs.cq.max-recv-wr=8");
+        assertThat(analysis.getDescription()).contains("already used");
+    }
+
+    /** Starts the valid declaration with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
+    private static FailureAnalysis fails(String property, String... overrides) {
+        return fails(RdmaContextRunners.runner().withPropertyValues(VALID), property, overrides);
+    }
+
+    /** {@link #fails(String, String...)} on the simulated fabric, for overrides that describe the device. */
+    private static FailureAnalysis failsOnSimulated(String property, String... overrides) {
+        return fails(RdmaContextRunners.simulatedRunner().withPropertyValues(VALID), property, overrides);
+    }
+
+    private static FailureAnalysis fails(ApplicationContextRunner runner, String property, String... overrides) {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FailureAnalysis[] analysis = new FailureAnalysis[1];
+        runner.withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(overrides).run(context -> {
+            assertThat(context).hasFailed();
+            analysis[0] = new InvalidRdmaConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis[0]).as("analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis[0].getDescription()).contains("Property: " + property + "\n");
+            assertThat(analysis[0].getAction()).isNotBlank();
+        });
+        if (recorder.verbs() != null) {
+            RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+        }
+        return analysis[0];
+    }
+}

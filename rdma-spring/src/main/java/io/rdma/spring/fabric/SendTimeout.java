@@ -1,7 +1,0 @@
-package io.rdma.spring.fabric;
-
-import java.time.Duration;
-
-/** How long a send may wait for room in a full send queue, and the property that says so. */
-public record SendTimeout(Duration limit, String property) {
-}

@@ -1,0 +1,56 @@
+package io.rdma.spring.resource;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The declared listeners and outbound connections, checked against the declared queue pairs and
+ * prototypes before anything was created: every reference names an rc or uc queue pair (or
+ * prototype) of the device it sits on, and no queue pair is brought up by two connections.
+ * {@code property} of each names its declaration, for messages.
+ */
+public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> outbound) {
+
+    /**
+     * A listener on {@code device}. Exactly one of {@code queuePair} (one peer at a time on that
+     * declared QP) and {@code queuePairPrototype} (a QP per peer) is set.
+     */
+    public record ListenerPlan(String name, String property, String device, InetAddress address, int port,
+                               int backlog, @Nullable String queuePair, @Nullable String queuePairPrototype,
+                               int maxConnections, Duration acceptTimeout) {
+
+        /** The QP or prototype every accepted connection runs on. */
+        public String queuePairSource() {
+            return queuePair != null ? queuePair : queuePairPrototype;
+        }
+
+        public int peersAtOnce() {
+            return queuePair != null ? 1 : maxConnections;
+        }
+    }
+
+    /** An outbound connection of {@code queuePair} (on {@code device}) with its retry policy. */
+    public record OutboundPlan(String name, String property, String device, String queuePair, String host, int port,
+                               Duration timeout, int retries, Duration initialBackoff, double backoffMultiplier,
+                               Duration maxBackoff) {
+
+        /** The pause after failed attempt {@code attempt} (1 for the first): initial × multiplier^(attempt-1), capped. */
+        public Duration backoff(int attempt) {
+            double nanos = initialBackoff.toNanos() * Math.pow(backoffMultiplier, Math.max(0, attempt - 1));
+            return nanos >= maxBackoff.toNanos() ? maxBackoff : Duration.ofNanos((long) nanos);
+        }
+    }
+
+    /** How many peers may be connected at once through each prototype, summed over the listeners using it. */
+    public Map<String, Integer> peersPerPrototype() {
+        Map<String, Integer> peers = new HashMap<>();
+        listeners.stream().filter(listener -> listener.queuePairPrototype() != null)
+                .forEach(listener -> peers.merge(listener.queuePairPrototype(), listener.maxConnections(), Integer::sum));
+        return peers;
+    }
+}

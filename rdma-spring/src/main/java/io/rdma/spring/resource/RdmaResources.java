@@ -1,0 +1,142 @@
+package io.rdma.spring.resource;
+
+import io.rdma.verbs.api.CounterDescription;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsResource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every resource the configuration declared, with its declaration: the view the actuator
+ * endpoint, health indicator, metrics and completion pollers take of them. It owns
+ * nothing: each resource is a bean of its own and Spring destroys them, so this bean depends on
+ * all of them and is destroyed before any of them.
+ */
+public final class RdmaResources {
+
+    private final Verbs verbs;
+    private final List<ManagedResource> resources;
+    private final Map<String, List<Integer>> configuredPorts;
+    private final Map<String, List<CounterDescription>> flowCounterPoints;
+    private final Map<String, QueuePairAddress> queuePairAddresses;
+    private final Map<String, SendTimeout> sendTimeouts;
+    private final Map<String, CompletionPolling> completionPolling;
+    private final Duration drainTimeout;
+    private final ConnectionPlan connections;
+    private final QueuePairPrototypes queuePairPrototypes;
+
+    /**
+     * {@code resources}: every declared resource, created, in creation order,
+     * described by {@code plan}; {@code queuePairPrototypes} creates the listeners' per-peer QPs.
+     */
+    public RdmaResources(Verbs verbs, List<ManagedResource> resources, ResourcePlan plan,
+                         QueuePairPrototypes queuePairPrototypes) {
+        this.verbs = verbs;
+        this.resources = List.copyOf(resources);
+        this.configuredPorts = plan.configuredPorts();
+        this.flowCounterPoints = plan.flowCounterPoints();
+        this.queuePairAddresses = plan.queuePairAddresses();
+        this.sendTimeouts = plan.sendTimeouts();
+        this.completionPolling = plan.completionPolling();
+        this.drainTimeout = plan.drainTimeout();
+        this.connections = plan.connections();
+        this.queuePairPrototypes = queuePairPrototypes;
+    }
+
+    /** The declared listeners and outbound connections. */
+    public ConnectionPlan connections() {
+        return connections;
+    }
+
+    /**
+     * A new queue pair from prototype {@code prototype}, on the prototype's PD and CQs with its
+     * counters attached; the caller owns it and closes it before the declared resources go.
+     */
+    public QueuePair createQueuePair(String prototype) {
+        return queuePairPrototypes.create(prototype);
+    }
+
+    /** How declared completion queue {@code cq} is polled, as the checked configuration says. */
+    public CompletionPolling completionPolling(String cq) {
+        CompletionPolling polling = completionPolling.get(cq);
+        if (polling == null) {
+            throw new IllegalArgumentException("no completion queue named '" + cq + "' is declared under rdma.devices");
+        }
+        return polling;
+    }
+
+    /** How long the pollers wait at shutdown for outstanding sends before flushing them. */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
+    /**
+     * How long the template waits for room in a full send queue of declared queue pair (or queue
+     * pair prototype) {@code queuePair}, and the property that sets it: its own
+     * {@code send-timeout}, or else its device's {@code queue-pair-defaults.send-timeout}.
+     */
+    public SendTimeout sendTimeout(String queuePair) {
+        SendTimeout timeout = sendTimeouts.get(queuePair);
+        if (timeout == null) {
+            throw new IllegalArgumentException("no queue pair or queue pair prototype named '" + queuePair
+                    + "' is declared under rdma.devices");
+        }
+        return timeout;
+    }
+
+    /** The port and memory pool the configuration gives queue pair (or prototype) {@code name}. */
+    public QueuePairAddress queuePairAddress(String name) {
+        QueuePairAddress address = queuePairAddresses.get(name);
+        if (address == null) {
+            throw new IllegalArgumentException("no queue pair named '" + name + "' is declared; declared: "
+                    + queuePairAddresses.keySet());
+        }
+        return address;
+    }
+
+    /** What the counter points of flow {@code flow} collect, in index order; empty without flow counters. */
+    public List<CounterDescription> flowCounterPoints(String flow) {
+        return flowCounterPoints.getOrDefault(flow, List.of());
+    }
+
+    /** The ports the configuration uses on {@code device}: those health watches and metrics report. */
+    public List<Integer> configuredPorts(String device) {
+        return configuredPorts.getOrDefault(device, List.of());
+    }
+
+    /** A declared resource and the object created for it. */
+    public record ManagedResource(DeclaredResource declaration, VerbsResource resource) {
+
+        public String name() {
+            return declaration.name();
+        }
+    }
+
+    public Verbs verbs() {
+        return verbs;
+    }
+
+    /** Every resource, in creation order. */
+    public List<ManagedResource> resources() {
+        return resources;
+    }
+
+    /** The resources of one type (for example every {@code CompletionQueue}), in creation order. */
+    public <T extends VerbsResource> List<Named<T>> resources(Class<T> type) {
+        return resources.stream().filter(managed -> type.isInstance(managed.resource()))
+                .map(managed -> new Named<>(managed.name(), managed.declaration(), type.cast(managed.resource())))
+                .toList();
+    }
+
+    public Optional<ManagedResource> resource(String name) {
+        return resources.stream().filter(managed -> managed.name().equals(name)).findFirst();
+    }
+
+    /** A typed resource with its name and declaration. */
+    public record Named<T extends VerbsResource>(String name, DeclaredResource declaration, T resource) {
+    }
+}
