@@ -46,7 +46,7 @@ public final class CompletionQueue extends VerbsResource {
 
     /**
      * {@code ibv_poll_cq} into {@code batch}: returns how many completions it now holds (0 when
-     * none). Never blocks, never allocates. Thread-safe; one poller per CQ performs best (§14).
+     * none). Never blocks, never allocates. Thread-safe; one poller per CQ performs best (verbs manual §14).
      */
     public int poll(CompletionBatch batch) {
         pollLock.lock();

@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * Connection setup through the RDMA connection manager (librdmacm, verbs manual §11.1) for QPs of
- * one device context, instead of exchanging QPN, GID and PSN out of band (§11.2). The QP
+ * one device context, instead of exchanging QPN, GID and PSN out of band (verbs manual §11.2). The QP
  * is created by the application, in RESET, on this context; connecting or accepting walks
  * it to RTS. Only providers with a connection manager offer it (the native one does).
  *

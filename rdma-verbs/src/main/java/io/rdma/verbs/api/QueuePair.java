@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * {@code struct ibv_qp} (verbs manual §6–7): state transitions, posting, and what a peer needs to
  * connect. Posting to one QP from many threads is safe: the API serializes each queue
- * (§14 leaves that to the caller; here it is not left to luck). The send queue's depth is
+ * (verbs manual §14 leaves that to the caller; here it is not left to luck). The send queue's depth is
  * accounted, unsignaled WRs included, so an overflow is refused with ENOMEM before it
  * reaches the device; {@link #tryPostSend} and {@link #awaitSendRoom} let a poster wait for
  * room instead.

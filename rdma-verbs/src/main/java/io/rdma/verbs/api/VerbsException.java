@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A verb failed. Carries the verb as libibverbs names it ({@code ibv_post_send}), the errno,
- * and what to do about it where the verbs manual gives advice (§13.2–13.3), so the message
+ * and what to do about it where the manual gives advice (verbs manual §13.2–13.3), so the message
  * reads like a good {@code perror} line and a failure analyzer can act on it.
  *
  * <p>Unchecked: RDMA calls sit inside lambdas, futures and Spring callbacks, where a

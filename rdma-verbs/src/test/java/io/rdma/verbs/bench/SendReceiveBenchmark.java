@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * 64-byte RC send/receive through the whole data path: chained receives, chained sends with
- * only the last signaled (doorbell batching, §12.5), and both CQs polled into reusable
+ * only the last signaled (doorbell batching, verbs manual §12.5), and both CQs polled into reusable
  * batches. Run with {@code -prof gc} to see the allocation per message.
  */
 @State(Scope.Thread)

@@ -162,7 +162,7 @@ class SendQueueTest {
     }
 
     /**
-     * The verbs manual's selective-signaling loop (§7.1.6) with wr_id 0 on every WR, as applications
+     * The selective-signaling loop of verbs manual §7.1.6, with wr_id 0 on every WR, as applications
      * that need no id for unsignaled WRs post it: the signaled completion frees the whole chain,
      * however often wr_ids repeat.
      */

@@ -118,7 +118,7 @@ final class SimulatedCq implements CqHandle {
         }
         // Publish, fence, then read the arm state, while requestNotify arms before the poller
         // reads the tail: one of the two always sees the other, so no completion slips between
-        // arm and poll (§5.4).
+        // arm and poll (verbs manual §5.4).
         VarHandle.fullFence();
         int mode = armed;
         boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && solicited);
