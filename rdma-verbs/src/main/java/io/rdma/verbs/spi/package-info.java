@@ -6,4 +6,7 @@
  * API's locks held: a handle's {@code destroy()} is called once, after every dependent
  * handle was destroyed, and never concurrently with another call on the same handle.
  */
+@NullMarked
 package io.rdma.verbs.spi;
+
+import org.jspecify.annotations.NullMarked;
