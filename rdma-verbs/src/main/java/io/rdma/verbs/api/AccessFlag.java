@@ -2,7 +2,11 @@ package io.rdma.verbs.api;
 
 import java.util.Set;
 
-/** Memory region access flags (verbs manual §4.1), with their {@code IBV_ACCESS_*} bit values. */
+/**
+ * Memory region access flags (verbs manual §4.1), with their {@code IBV_ACCESS_*} bit values.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum AccessFlag {
     LOCAL_WRITE(1),
     REMOTE_WRITE(1 << 1),

@@ -4,7 +4,14 @@ import io.rdma.verbs.spi.AhHandle;
 
 import java.util.List;
 
-/** {@code struct ibv_ah} (verbs manual §9): a path to a remote port, named by UD sends. */
+/**
+ * {@code struct ibv_ah} (verbs manual §9): a path to a remote port, named by UD sends.
+ *
+ * <p>Nothing depends on an AH, so closing it destroys only it; a later UD post naming it fails
+ * with {@link ResourceClosedException}.
+ *
+ * <p>Thread-safe: immutable apart from its close.
+ */
 public final class AddressHandle extends VerbsResource {
 
     private final AddressVector addressVector;

@@ -5,6 +5,9 @@ import io.rdma.verbs.spi.CompletionSink;
 /**
  * A reusable array of {@link WorkCompletion}s that a poll fills (verbs manual §5.3 pattern 2):
  * allocate one per poller, poll into it forever, no allocation per completion.
+ *
+ * <p>Not thread-safe: mutable and overwritten by each poll, so confine it and its completions to
+ * the polling thread.
  */
 public final class CompletionBatch {
 
@@ -13,6 +16,7 @@ public final class CompletionBatch {
     private final CompletionSink sink = new Sink();
     private int size;
 
+    /** @throws IllegalArgumentException when {@code capacity} is below 1 */
     public CompletionBatch(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("a completion batch holds at least one entry");
@@ -32,6 +36,7 @@ public final class CompletionBatch {
         return size;
     }
 
+    /** @throws IndexOutOfBoundsException when {@code index} is not below {@link #size()} */
     public WorkCompletion get(int index) {
         if (index >= size) {
             throw new IndexOutOfBoundsException("completion " + index + " of a batch holding " + size);

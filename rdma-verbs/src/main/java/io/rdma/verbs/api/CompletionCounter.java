@@ -10,6 +10,13 @@ import java.util.List;
  * attached to ({@link QueuePair#attachCompletionCounter}). Counts wrap to zero past
  * {@link #maxValue()}. It cannot be destroyed while attached to an open QP (EBUSY); closing
  * the device context destroys the QPs first, so it always succeeds there.
+ *
+ * <p>Closing it does not cascade: attached QPs are not its dependents. While one is open the
+ * close fails with EBUSY and the counter stays open (ibv_create_comp_cntr(3),
+ * ibv_qp_attach_comp_cntr(3)).
+ *
+ * <p>Thread-safe: counts are updated atomically by the device or provider; a set racing updates
+ * loses them, as the man page warns.
  */
 public final class CompletionCounter extends VerbsResource {
 
@@ -21,37 +28,67 @@ public final class CompletionCounter extends VerbsResource {
         this.handle = handle;
     }
 
-    /** Successful completions counted so far: a u64, read it with {@link Unsigned64}. */
+    /**
+     * Successful completions counted so far: a u64, read it with {@link Unsigned64}.
+     *
+     * @throws ResourceClosedException when the counter is closed
+     */
     public long completions() {
         ensureOpen();
         return handle.completions();
     }
 
-    /** Completions in error counted so far: a u64, read it with {@link Unsigned64}. */
+    /**
+     * Completions in error counted so far: a u64, read it with {@link Unsigned64}.
+     *
+     * @throws ResourceClosedException when the counter is closed
+     */
     public long errors() {
         ensureOpen();
         return handle.errors();
     }
 
-    /** {@code ibv_set_comp_cntr}; make sure the count is stable first, or concurrent updates are lost. */
+    /**
+     * {@code ibv_set_comp_cntr}; make sure the count is stable first, or concurrent updates are lost.
+     *
+     * @throws VerbsException EINVAL when {@code value} is above {@link #maxValue()}; the errno
+     *         {@code ibv_set_comp_cntr} fails with
+     * @throws ResourceClosedException when the counter is closed
+     */
     public void setCompletions(long value) {
         ensureOpen();
         handle.setCompletions(value);
     }
 
-    /** {@code ibv_set_err_comp_cntr}. */
+    /**
+     * {@code ibv_set_err_comp_cntr}.
+     *
+     * @throws VerbsException EINVAL when {@code value} is above {@link #maxValue()}; the errno
+     *         {@code ibv_set_err_comp_cntr} fails with
+     * @throws ResourceClosedException when the counter is closed
+     */
     public void setErrors(long value) {
         ensureOpen();
         handle.setErrors(value);
     }
 
-    /** {@code ibv_inc_comp_cntr}. */
+    /**
+     * {@code ibv_inc_comp_cntr}.
+     *
+     * @throws VerbsException the errno {@code ibv_inc_comp_cntr} fails with
+     * @throws ResourceClosedException when the counter is closed
+     */
     public void incrementCompletions(long amount) {
         ensureOpen();
         handle.incrementCompletions(amount);
     }
 
-    /** {@code ibv_inc_err_comp_cntr}. */
+    /**
+     * {@code ibv_inc_err_comp_cntr}.
+     *
+     * @throws VerbsException the errno {@code ibv_inc_err_comp_cntr} fails with
+     * @throws ResourceClosedException when the counter is closed
+     */
     public void incrementErrors(long amount) {
         ensureOpen();
         handle.incrementErrors(amount);

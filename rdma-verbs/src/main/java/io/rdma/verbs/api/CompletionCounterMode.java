@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** How a completion counter is kept, so an application knows what it can rely on. */
+/**
+ * How a completion counter is kept, so an application knows what it can rely on.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum CompletionCounterMode {
     /** Counted by the device ({@code ibv_create_comp_cntr} succeeded). */
     HARDWARE,

@@ -7,6 +7,8 @@ import java.util.Set;
  * {@code enum ibv_comp_cntr_attach_op}: which completions update an attached completion
  * counter. Local kinds count WRs the QP initiated; remote kinds count incoming RDMA
  * operations initiated by the peer.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public enum CompletionCounterOp {
     SEND(1),

@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_wc_opcode}: send-side opcodes, then receive-side ones from 128 on. */
+/**
+ * {@code enum ibv_wc_opcode}: send-side opcodes, then receive-side ones from 128 on.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum CompletionOpcode {
     SEND(0), RDMA_WRITE(1), RDMA_READ(2), COMP_SWAP(3), FETCH_ADD(4), BIND_MW(5), LOCAL_INV(6),
     RECV(128), RECV_RDMA_WITH_IMM(129);
@@ -20,6 +24,7 @@ public enum CompletionOpcode {
         return value < 128;
     }
 
+    /** @throws IllegalArgumentException when {@code value} is not an {@code ibv_wc_opcode} */
     public static CompletionOpcode of(int value) {
         for (CompletionOpcode opcode : values()) {
             if (opcode.value == value) {

@@ -12,6 +12,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * on through its completion channel. Polling also retires send-queue entries of the QPs that
  * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth, and
  * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}.
+ *
+ * <p>Closing it first closes the QPs that use it as send or receive CQ (with their flows and
+ * connections); {@code ibv_destroy_cq} itself requires that no QP uses the CQ (verbs manual §5.5).
+ *
+ * <p>Thread-safe: polls are serialized by the CQ, so it may be polled from many threads, but one
+ * poller per CQ performs best (verbs manual §14); arming it may race a poll.
  */
 public final class CompletionQueue extends VerbsResource {
 
@@ -46,7 +52,11 @@ public final class CompletionQueue extends VerbsResource {
 
     /**
      * {@code ibv_poll_cq} into {@code batch}: returns how many completions it now holds (0 when
-     * none). Never blocks, never allocates. Thread-safe; one poller per CQ performs best (§14).
+     * none). Never blocks, never allocates. Thread-safe; one poller per CQ performs best (verbs manual §14).
+     *
+     * @throws VerbsException EOVERFLOW when the CQ overran (more completions arrived than it holds);
+     *         EIO when the device reports a poll failure
+     * @throws ResourceClosedException when the CQ is closed
      */
     public int poll(CompletionBatch batch) {
         pollLock.lock();
@@ -76,7 +86,13 @@ public final class CompletionQueue extends VerbsResource {
         }
     }
 
-    /** {@code ibv_req_notify_cq}: the next (solicited) completion signals the channel. */
+    /**
+     * {@code ibv_req_notify_cq}: the next (solicited) completion signals the channel.
+     *
+     * @throws VerbsException EINVAL when the CQ has no completion channel; the errno
+     *         {@code ibv_req_notify_cq} fails with
+     * @throws ResourceClosedException when the CQ is closed
+     */
     public void requestNotify(boolean solicitedOnly) {
         ensureOpen();
         requireChannel("ibv_req_notify_cq");
@@ -88,6 +104,11 @@ public final class CompletionQueue extends VerbsResource {
      * arm, poll again (closing the race), then sleep on the channel. Returns the number of
      * completions in {@code batch}, 0 on timeout. Needs a CQ created with a channel that no
      * other CQ shares.
+     *
+     * @throws VerbsException EINVAL when the CQ has no completion channel; otherwise as
+     *         {@link #poll}, {@link #requestNotify} and {@link CompletionChannel#awaitEvent}
+     * @throws ResourceClosedException when the CQ or its channel is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
      */
     public int awaitCompletions(CompletionBatch batch, Duration timeout) throws InterruptedException {
         CompletionChannel channel = requireChannel("ibv_get_cq_event");

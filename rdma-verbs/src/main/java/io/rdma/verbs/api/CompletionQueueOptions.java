@@ -1,5 +1,7 @@
 package io.rdma.verbs.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Creation settings of a CQ ({@code ibv_create_cq}, or {@code ibv_create_cq_ex} when
  * timestamps are asked for).
@@ -8,8 +10,10 @@ package io.rdma.verbs.api;
  * @param channel              completion channel for event notification, or {@code null} for polling only
  * @param completionVector     interrupt vector, 0 to {@code num_comp_vectors - 1}
  * @param completionTimestamps request {@code IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}; the device must support it
+ *
+ * <p>Immutable, so thread-safe; the channel it names is thread-safe itself.
  */
-public record CompletionQueueOptions(int entries, CompletionChannel channel, int completionVector,
+public record CompletionQueueOptions(int entries, @Nullable CompletionChannel channel, int completionVector,
                                      boolean completionTimestamps) {
 
     public static CompletionQueueOptions of(int entries) {

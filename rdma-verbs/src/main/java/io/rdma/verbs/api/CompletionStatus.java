@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_wc_status} (verbs manual §5.3), in numeric order. */
+/**
+ * {@code enum ibv_wc_status} (verbs manual §5.3), in numeric order.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum CompletionStatus {
     SUCCESS, LOC_LEN_ERR, LOC_QP_OP_ERR, LOC_EEC_OP_ERR, LOC_PROT_ERR, WR_FLUSH_ERR, MW_BIND_ERR,
     BAD_RESP_ERR, LOC_ACCESS_ERR, REM_INV_REQ_ERR, REM_ACCESS_ERR, REM_OP_ERR, RETRY_EXC_ERR,

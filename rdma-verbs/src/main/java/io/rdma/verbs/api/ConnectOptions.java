@@ -3,6 +3,8 @@ package io.rdma.verbs.api;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The settings of the RESET → INIT → RTR → RTS walk (verbs manual §6.2.4) that
  * {@link QueuePair#connect} performs in one call, and of the endpoint a QP advertises
@@ -118,7 +120,7 @@ public final class ConnectOptions {
     }
 
     /** The INIT → RTR attributes (verbs manual §6.2.2) towards {@code remote}; UD needs none but the state. */
-    public QueuePairAttributes readyToReceiveAttributes(QueuePairType type, QueuePairEndpoint remote) {
+    public QueuePairAttributes readyToReceiveAttributes(QueuePairType type, @Nullable QueuePairEndpoint remote) {
         QueuePairAttributes.Builder rtr = QueuePairAttributes.builder().state(QueuePairState.RTR);
         if (type.isConnected()) {
             rtr.addressVector(remote.addressVector(this)).pathMtu(pathMtu)
@@ -212,7 +214,11 @@ public final class ConnectOptions {
         public Builder flowLabel(int value) { flowLabel = value; return this; }
         public Builder globalRoute(boolean value) { globalRoute = value; return this; }
 
-        /** The options; an attribute outside the range its {@code ibv_qp_attr} field holds is refused. */
+        /**
+         * The options; an attribute outside the range its {@code ibv_qp_attr} field holds is refused.
+         *
+         * @throws IllegalArgumentException when an attribute is outside the range its field holds
+         */
         public ConnectOptions build() {
             inRange("port", port, 1, 255);
             inRange("gidIndex", gidIndex, 0, 255);

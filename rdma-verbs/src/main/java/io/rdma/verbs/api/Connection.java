@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * An established connection of one QP through the connection manager. It depends on its QP,
  * so closing the QP (or its context) closes the connection first. Closing it moves the QP to
  * ERR (what is outstanding is flushed), disconnects ({@code rdma_disconnect}) and releases
- * the connection manager's id.
+ * the connection manager's id. Nothing depends on a connection.
+ *
+ * <p>Thread-safe.
  */
 public final class Connection extends VerbsResource {
 
@@ -27,7 +29,11 @@ public final class Connection extends VerbsResource {
         return queuePair;
     }
 
-    /** The private data the peer sent with its connection request or its accept. */
+    /**
+     * The private data the peer sent with its connection request or its accept.
+     *
+     * @throws ResourceClosedException when the connection is closed
+     */
     public byte[] peerPrivateData() {
         ensureOpen();
         return handle.peerPrivateData();
@@ -42,6 +48,8 @@ public final class Connection extends VerbsResource {
      * on a thread of its own (it may close this connection, which waits for the provider's
      * event thread): the moment to close this connection and reconnect or let the peer go,
      * rather than wait for the next send to fail.
+     *
+     * @throws ResourceClosedException when the connection is closed
      */
     public void onPeerDisconnect(Consumer<Connection> listener) {
         ensureOpen();

@@ -10,6 +10,9 @@ import java.util.Optional;
 /**
  * A listening {@code rdma_cm_id}: accepts connection requests, one QP each. Closing it stops
  * listening; accepted connections stay up (they depend on their QPs, not on the listener).
+ * Closing its context closes it first.
+ *
+ * <p>Thread-safe.
  */
 public final class ConnectionListener extends VerbsResource {
 
@@ -35,7 +38,11 @@ public final class ConnectionListener extends VerbsResource {
      * while a request it got still has the time a slow fabric needs to complete the handshake.
      *
      * @throws VerbsException {@code rdma_accept} with {@code ETIMEDOUT} when the client did not
-     *                        establish the connection within {@code handshakeTimeout}
+     *                        establish the connection within {@code handshakeTimeout}, ECONNRESET
+     *                        when the client gave up first; EINVAL when {@code qp} belongs to another
+     *                        context, is not RC or UC, or is not in RESET
+     * @throws ResourceClosedException when the listener, its context or {@code qp} is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
      */
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration requestWait,
                                        Duration handshakeTimeout) throws InterruptedException {
@@ -45,7 +52,13 @@ public final class ConnectionListener extends VerbsResource {
         return accepted == null ? Optional.empty() : Optional.of(manager.register(qp, accepted));
     }
 
-    /** {@link #accept(QueuePair, byte[], Duration, Duration)} with {@code timeout} for the request and the handshake each. */
+    /**
+     * {@link #accept(QueuePair, byte[], Duration, Duration)} with {@code timeout} for the request and the handshake each.
+     *
+     * @throws VerbsException as {@link #accept(QueuePair, byte[], Duration, Duration)}
+     * @throws ResourceClosedException when the listener, its context or {@code qp} is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {
         return accept(qp, privateData, timeout, timeout);

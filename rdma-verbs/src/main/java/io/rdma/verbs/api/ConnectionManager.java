@@ -9,9 +9,13 @@ import java.util.Objects;
 
 /**
  * Connection setup through the RDMA connection manager (librdmacm, verbs manual §11.1) for QPs of
- * one device context, instead of exchanging QPN, GID and PSN out of band (§11.2). The QP
+ * one device context, instead of exchanging QPN, GID and PSN out of band (verbs manual §11.2). The QP
  * is created by the application, in RESET, on this context; connecting or accepting walks
  * it to RTS. Only providers with a connection manager offer it (the native one does).
+ *
+ * <p>It is not a resource and has nothing to close: its listeners and connections are, and
+ * closing the context closes them; after that every method fails with
+ * {@link ResourceClosedException}. Thread-safe: it holds no state of its own.
  *
  * <pre>{@code
  * ConnectionManager cm = ConnectionManager.of(context);
@@ -33,7 +37,12 @@ public final class ConnectionManager {
         this.handle = handle;
     }
 
-    /** The connection manager of {@code context}; EOPNOTSUPP when its provider has none. */
+    /**
+     * The connection manager of {@code context}.
+     *
+     * @throws VerbsException EOPNOTSUPP when the context's provider has no connection manager
+     * @throws ResourceClosedException when the context is closed
+     */
     public static ConnectionManager of(DeviceContext context) {
         context.ensureOpen();
         if (!(context.handle() instanceof ConnectionManagerHandle handle)) {
@@ -44,7 +53,14 @@ public final class ConnectionManager {
         return new ConnectionManager(context, handle);
     }
 
-    /** {@code rdma_bind_addr} + {@code rdma_listen}; port 0 lets the system choose. */
+    /**
+     * {@code rdma_bind_addr} + {@code rdma_listen}; port 0 lets the system choose.
+     *
+     * @throws VerbsException {@code rdma_bind_addr} with EADDRINUSE when the address is taken or
+     *         EADDRNOTAVAIL when no RDMA device has it; {@code rdma_listen} with EINVAL for a
+     *         {@code backlog} below 1; the errno librdmacm fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public ConnectionListener listen(InetSocketAddress address, int backlog) {
         return context.create(() -> new ConnectionListener(this, handle.listen(address, backlog)));
     }
@@ -55,6 +71,13 @@ public final class ConnectionManager {
      * {@link VerbsException} naming it: {@code rdma_resolve_addr} (no route to an RDMA device),
      * {@code rdma_resolve_route}, {@code rdma_connect} (ECONNREFUSED when nobody listens,
      * ETIMEDOUT when {@code timeout} passes).
+     *
+     * @throws VerbsException EINVAL when {@code qp} belongs to another context, is not RC or UC, or
+     *         is not in RESET; {@code rdma_resolve_addr} with EHOSTUNREACH (or the errno librdmacm
+     *         gives) when no RDMA device routes there; {@code rdma_connect} with ECONNREFUSED when
+     *         nobody listens or the peer rejects, ETIMEDOUT when {@code timeout} passes
+     * @throws ResourceClosedException when the context or {@code qp} is closed, before or during the connect
+     * @throws InterruptedException when the thread is interrupted while it waits
      */
     public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {

@@ -2,7 +2,11 @@ package io.rdma.verbs.api;
 
 import io.rdma.verbs.spi.DeviceHandle;
 
-/** A device of the list ({@code struct ibv_device}): named, not yet opened. */
+/**
+ * A device of the list ({@code struct ibv_device}): named, not yet opened.
+ *
+ * <p>Thread-safe: immutable; each {@link #open()} makes a new, independent context.
+ */
 public final class Device {
 
     private final Verbs verbs;
@@ -30,7 +34,14 @@ public final class Device {
         return handle.hostAccess();
     }
 
-    /** {@code ibv_open_device}. The context must be closed; closing the {@link Verbs} does it too. */
+    /**
+     * {@code ibv_open_device}. The context must be closed; closing the {@link Verbs} does it too.
+     *
+     * @throws VerbsException ENOENT when the device node or driver is missing, EACCES when this
+     *         process may not open {@code /dev/infiniband/uverbsN}, ENOMEM when the kernel is short of
+     *         memory (verbs manual §2.2); see {@link #hostAccess()}
+     * @throws ResourceClosedException when the {@link Verbs} it was listed by is closed
+     */
     public DeviceContext open() {
         DeviceContext context = new DeviceContext(this, handle.open());
         verbs.opened(context);

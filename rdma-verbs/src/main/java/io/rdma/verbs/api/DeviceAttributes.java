@@ -16,6 +16,8 @@ import java.util.Set;
  * @param completionCounterMaxValue     unsigned: the value at which a completion counter wraps
  * @param supportedCompletionCounterOps op kinds {@code ibv_qp_attach_comp_cntr} accepts; empty when
  *                                      {@code maxCompletionCounters} is 0
+ *
+ * <p>Immutable, so thread-safe.
  */
 public record DeviceAttributes(
         String firmwareVersion,

@@ -11,10 +11,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An opened device ({@code struct ibv_context}): queries, the resources created directly on
  * the device (PDs, CQs, completion channels, completion and flow counters) and async events.
- * Closing it destroys everything created from it, in libibverbs' order, then the context.
+ *
+ * <p>Closing it destroys everything created from it, in libibverbs' order ({@link ResourceKind}),
+ * then the context. The verbs manual (§2.6) requires every resource freed before
+ * {@code ibv_close_device}, and leaks in the kernel otherwise; here the close does it.
+ *
+ * <p>Thread-safe: creations and closes on one context are serialized by its lifecycle lock;
+ * queries and listener registration may come from any thread.
  */
 public final class DeviceContext extends VerbsResource {
 
@@ -43,20 +51,37 @@ public final class DeviceContext extends VerbsResource {
         return device.name();
     }
 
-    /** {@code ibv_query_device}. */
+    /**
+     * {@code ibv_query_device}.
+     *
+     * @throws VerbsException the errno {@code ibv_query_device} fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public DeviceAttributes queryDevice() {
         ensureOpen();
         return handle.queryDevice();
     }
 
-    /** {@code ibv_query_port}; ports are numbered from 1. */
+    /**
+     * {@code ibv_query_port}; ports are numbered from 1.
+     *
+     * @throws VerbsException EINVAL when {@code port} is not a port of the device; the errno
+     *         {@code ibv_query_port} fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public PortAttributes queryPort(int port) {
         ensureOpen();
         checkPort(port, "ibv_query_port");
         return handle.queryPort(port);
     }
 
-    /** {@code ibv_query_gid}. */
+    /**
+     * {@code ibv_query_gid}.
+     *
+     * @throws VerbsException EINVAL when {@code port} is not a port of the device or {@code index}
+     *         is outside its GID table; the errno {@code ibv_query_gid} fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public Gid queryGid(int port, int index) {
         ensureOpen();
         checkPort(port, "ibv_query_gid");
@@ -66,6 +91,10 @@ public final class DeviceContext extends VerbsResource {
     /**
      * The used entries of a port's GID table with their types and network devices, as
      * {@code show_gids} lists them (sysfs {@code gid_attrs} on Linux); empty entries are left out.
+     *
+     * @throws VerbsException EINVAL when {@code port} is not a port of the device or has no sysfs
+     *         directory
+     * @throws ResourceClosedException when the context is closed
      */
     public List<GidEntry> queryGidTable(int port) {
         ensureOpen();
@@ -73,7 +102,13 @@ public final class DeviceContext extends VerbsResource {
         return handle.gidTable(port);
     }
 
-    /** Port and hardware counters by name, as the device exposes them (sysfs on Linux): u64s, see {@link Unsigned64}. */
+    /**
+     * Port and hardware counters by name, as the device exposes them (sysfs on Linux): u64s, see {@link Unsigned64}.
+     *
+     * @throws VerbsException EINVAL when {@code port} is not a port of the device or has no sysfs
+     *         directory; EIO when the counter directory cannot be listed
+     * @throws ResourceClosedException when the context is closed
+     */
     public Map<String, Long> portCounters(int port) {
         ensureOpen();
         checkPort(port, "port counters");
@@ -88,17 +123,36 @@ public final class DeviceContext extends VerbsResource {
         }
     }
 
-    /** {@code ibv_alloc_pd}. */
+    /**
+     * {@code ibv_alloc_pd}.
+     *
+     * @throws VerbsException ENOMEM when the device holds its {@code max_pd} PDs; the errno
+     *         {@code ibv_alloc_pd} fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public ProtectionDomain allocateProtectionDomain() {
         return create(() -> new ProtectionDomain(this, handle.allocatePd()));
     }
 
-    /** {@code ibv_create_comp_channel}: a channel CQs signal for event-driven completion (verbs manual §5.1). */
+    /**
+     * {@code ibv_create_comp_channel}: a channel CQs signal for event-driven completion (verbs manual §5.1).
+     *
+     * @throws VerbsException the errno {@code ibv_create_comp_channel} fails with
+     * @throws ResourceClosedException when the context is closed
+     */
     public CompletionChannel createCompletionChannel() {
         return create(() -> new CompletionChannel(this, handle.createCompletionChannel()));
     }
 
-    /** {@code ibv_create_cq} / {@code ibv_create_cq_ex}. */
+    /**
+     * {@code ibv_create_cq} / {@code ibv_create_cq_ex}.
+     *
+     * @throws VerbsException EINVAL when {@code entries} is outside 1 to {@code max_cqe}, the
+     *         completion vector does not exist or the channel belongs to another context;
+     *         EOPNOTSUPP when timestamps are asked of a device without them; ENOMEM when the device
+     *         holds its {@code max_cq} CQs; the errno {@code ibv_create_cq} fails with
+     * @throws ResourceClosedException when the context or the options' channel is closed
+     */
     public CompletionQueue createCompletionQueue(CompletionQueueOptions options) {
         return create(() -> {
             CompletionChannel channel = options.channel();
@@ -115,20 +169,46 @@ public final class DeviceContext extends VerbsResource {
         });
     }
 
+    /**
+     * {@code ibv_create_cq} of {@code entries} without a channel.
+     *
+     * @throws VerbsException as {@link #createCompletionQueue(CompletionQueueOptions)}
+     * @throws ResourceClosedException when the context is closed
+     */
     public CompletionQueue createCompletionQueue(int entries) {
         return createCompletionQueue(CompletionQueueOptions.of(entries));
     }
 
-    /** {@code ibv_create_comp_cntr}: ENOTSUP where the device has no completion counters. */
+    /**
+     * {@code ibv_create_comp_cntr}. The native provider counts in software where the device or
+     * library has no completion counters ({@link CompletionCounterMode#SOFTWARE}).
+     *
+     * @throws VerbsException ENOTSUP where a simulated device has no completion counters; ENOMEM
+     *         when the device holds its maximum; EINVAL when external memory is not native, 8-byte
+     *         aligned, at least 8 bytes and shared between threads (ibv_create_comp_cntr(3))
+     * @throws ResourceClosedException when the context is closed
+     */
     public CompletionCounter createCompletionCounter(CompletionCounterOptions options) {
         return create(() -> new CompletionCounter(this, handle.createCompletionCounter(options)));
     }
 
+    /**
+     * {@code ibv_create_comp_cntr} with provider-allocated counts.
+     *
+     * @throws VerbsException as {@link #createCompletionCounter(CompletionCounterOptions)}
+     * @throws ResourceClosedException when the context is closed
+     */
     public CompletionCounter createCompletionCounter() {
         return createCompletionCounter(CompletionCounterOptions.internalMemory());
     }
 
-    /** {@code ibv_create_counters}: flow counters, EOPNOTSUPP where the device has none. */
+    /**
+     * {@code ibv_create_counters}: flow counters.
+     *
+     * @throws VerbsException EOPNOTSUPP where the device has none (ibv_create_counters(3)); ENOMEM
+     *         when it cannot create more
+     * @throws ResourceClosedException when the context is closed
+     */
     public FlowCounters createFlowCounters() {
         return create(() -> new FlowCounters(this, handle.createFlowCounters()));
     }
@@ -170,7 +250,7 @@ public final class DeviceContext extends VerbsResource {
         return lifecycleLock;
     }
 
-    VerbsResource resourceFor(Object providerHandle) {
+    @Nullable VerbsResource resourceFor(Object providerHandle) {
         return resourcesByHandle.get(providerHandle);
     }
 
@@ -178,7 +258,7 @@ public final class DeviceContext extends VerbsResource {
         resourcesByHandle.remove(resource.handle());
     }
 
-    private void dispatch(AsyncEventType type, Object element, int port) {
+    private void dispatch(AsyncEventType type, @Nullable Object element, int port) {
         VerbsResource resource = element == null ? null : resourcesByHandle.get(element);
         AsyncEvent event = new AsyncEvent(type, resource, port);
         for (AsyncEventListener listener : listeners) {

@@ -4,6 +4,8 @@ package io.rdma.verbs.api;
  * What this process may do with a device node under {@code /dev/infiniband}: libibverbs opens
  * {@code uverbsN} and librdmacm {@code rdma_cm} for reading and writing, so anything but
  * {@link #READ_WRITE} makes {@code ibv_open_device} or {@code rdma_create_event_channel} fail.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public enum DeviceNodeAccess {
     READ_WRITE,

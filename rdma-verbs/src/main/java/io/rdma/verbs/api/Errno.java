@@ -3,6 +3,8 @@ package io.rdma.verbs.api;
 /**
  * The Linux errno values that verbs report, by name and number, so an error can say
  * both ({@code EINVAL (22)}) exactly as {@code strerror} users expect.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public enum Errno {
     EPERM(1, "Operation not permitted"),

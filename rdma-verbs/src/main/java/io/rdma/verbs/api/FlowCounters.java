@@ -8,6 +8,13 @@ import java.util.List;
  * {@code struct ibv_counters} (flow counters): counter points attached at indexes, each
  * collecting packets or bytes of the flows the handle is bound to. Attach points statically
  * (flow {@code null}) before creating the flow; once bound, further attaches fail with EBUSY.
+ *
+ * <p>Closing it does not cascade: flows use the counters without depending on them. While a
+ * flow bound to them is open the provider refuses the destroy (EBUSY) and the counters stay
+ * open; ibv_create_counters(3) only asks that they be detached first.
+ *
+ * <p>Thread-safe: attaches are serialized with the context's creations and closes; reads may
+ * come from any thread.
  */
 public final class FlowCounters extends VerbsResource {
 
@@ -22,6 +29,12 @@ public final class FlowCounters extends VerbsResource {
      * {@code ibv_attach_counters_point_flow} with a null flow: {@code description} accumulates
      * into {@code index} once a flow is created with these counters. Attaching the same index
      * again aggregates both into it.
+     *
+     * @throws VerbsException EINVAL when {@code index} is negative or beyond what the device
+     *         holds; EBUSY when the counters are already bound to a flow; ENOTSUP when the device
+     *         cannot collect {@code description}; ENOMEM when memory runs short
+     *         (ibv_attach_counters_point_flow(3))
+     * @throws ResourceClosedException when the counters are closed
      */
     public void attach(CounterDescription description, int index) {
         context().lifecycleLock().lock();
@@ -37,7 +50,12 @@ public final class FlowCounters extends VerbsResource {
         }
     }
 
-    /** {@code ibv_read_counters}: the value at each index defined so far, u64s (read them with {@link Unsigned64}). */
+    /**
+     * {@code ibv_read_counters}: the value at each index defined so far, u64s (read them with {@link Unsigned64}).
+     *
+     * @throws VerbsException the errno {@code ibv_read_counters} fails with
+     * @throws ResourceClosedException when the counters are closed
+     */
     public long[] read() {
         ensureOpen();
         long[] values = new long[64];
@@ -45,7 +63,12 @@ public final class FlowCounters extends VerbsResource {
         return java.util.Arrays.copyOf(values, defined);
     }
 
-    /** {@code ibv_read_counters} into a caller's array, without allocating; returns the indexes defined. */
+    /**
+     * {@code ibv_read_counters} into a caller's array, without allocating; returns the indexes defined.
+     *
+     * @throws VerbsException the errno {@code ibv_read_counters} fails with
+     * @throws ResourceClosedException when the counters are closed
+     */
     public int read(long[] values) {
         ensureOpen();
         return handle.read(values);

@@ -1,11 +1,16 @@
 package io.rdma.verbs.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_flow_attr} with its specs: which packets arriving on {@code port} steer to
  * the QP the flow is created on. A {@code null} layer matches anything; within a layer a
  * field matches when {@code (packet & mask) == (value & mask)}, so a zero mask is a wildcard.
+ *
+ * <p>Immutable, so thread-safe.
  */
-public record FlowSpec(int port, int priority, Ethernet ethernet, Ipv4 ipv4, Transport transport) {
+public record FlowSpec(int port, int priority, @Nullable Ethernet ethernet, @Nullable Ipv4 ipv4,
+                       @Nullable Transport transport) {
 
     public static FlowSpec onPort(int port) {
         return new FlowSpec(port, 0, null, null, null);

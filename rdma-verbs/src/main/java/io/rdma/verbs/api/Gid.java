@@ -6,7 +6,13 @@ import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.HexFormat;
 
-/** {@code union ibv_gid}: 16 bytes, an IPv6 address in form (RoCE v2 GIDs map IPv4 as {@code ::ffff:a.b.c.d}). */
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code union ibv_gid}: 16 bytes, an IPv6 address in form (RoCE v2 GIDs map IPv4 as {@code ::ffff:a.b.c.d}).
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public final class Gid {
 
     public static final int LENGTH = 16;
@@ -18,6 +24,7 @@ public final class Gid {
         this.raw = raw;
     }
 
+    /** @throws IllegalArgumentException when {@code raw} is not 16 bytes */
     public static Gid of(byte[] raw) {
         if (raw.length != LENGTH) {
             throw new IllegalArgumentException("a GID is 16 bytes, not " + raw.length);
@@ -25,7 +32,11 @@ public final class Gid {
         return new Gid(raw.clone());
     }
 
-    /** Parses an IPv6 literal ({@code fe80::1}, {@code ::ffff:10.0.0.1}). */
+    /**
+     * Parses an IPv6 literal ({@code fe80::1}, {@code ::ffff:10.0.0.1}).
+     *
+     * @throws IllegalArgumentException when {@code text} is not an IP address literal
+     */
     public static Gid parse(String text) {
         try {
             InetAddress address = InetAddress.getByName(text.contains(":") ? text : "::ffff:" + text);
@@ -80,7 +91,7 @@ public final class Gid {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         return other instanceof Gid gid && Arrays.equals(raw, gid.raw);
     }
 

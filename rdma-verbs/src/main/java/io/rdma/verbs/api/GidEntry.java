@@ -2,13 +2,17 @@ package io.rdma.verbs.api;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A used entry of a port's GID table ({@code struct ibv_gid_entry}): the GID, how it frames
  * packets and, on RoCE, the network device whose address it was made from.
  *
  * @param netdev the network device on RoCE ({@code gid_attrs/ndevs/<index>}); null on InfiniBand
+ *
+ * <p>Immutable, so thread-safe.
  */
-public record GidEntry(int index, Gid gid, GidType type, String netdev) {
+public record GidEntry(int index, Gid gid, GidType type, @Nullable String netdev) {
 
     public GidEntry {
         Objects.requireNonNull(gid, "gid");

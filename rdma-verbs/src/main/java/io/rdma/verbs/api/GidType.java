@@ -5,6 +5,8 @@ package io.rdma.verbs.api;
  * routable across IP subnets and the one rdma_cm picks for an IPv4 address; RoCE v1 frames are
  * Ethernet-only. sysfs names IB and RoCE v1 alike ({@code IB/RoCE v1}): the port's link layer
  * tells them apart.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public enum GidType {
     IB("IB"),

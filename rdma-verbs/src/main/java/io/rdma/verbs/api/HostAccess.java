@@ -10,6 +10,8 @@ import java.util.Objects;
  *
  * @param verbsNode the device's {@code /dev/infiniband/uverbsN}, which {@code ibv_open_device} opens
  * @param connectionManagerNode {@code /dev/infiniband/rdma_cm}, which every rdma_cm connection needs
+ *
+ * <p>Immutable, so thread-safe.
  */
 public record HostAccess(DeviceNode verbsNode, DeviceNode connectionManagerNode, LockedMemoryAllowance lockedMemory) {
 

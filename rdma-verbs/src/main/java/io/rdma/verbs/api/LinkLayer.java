@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code IBV_LINK_LAYER_*}: InfiniBand addresses ports by LID, Ethernet (RoCE) by GID only. */
+/**
+ * {@code IBV_LINK_LAYER_*}: InfiniBand addresses ports by LID, Ethernet (RoCE) by GID only.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum LinkLayer {
     UNSPECIFIED, INFINIBAND, ETHERNET;
 

@@ -12,6 +12,8 @@ import java.util.OptionalLong;
  *              (2^64-1, which a signed read would take for -1)
  * @param ipcLockCapability whether {@code CAP_IPC_LOCK} is in the effective set (bit 14 of
  *                          {@code CapEff} in {@code /proc/self/status})
+ *
+ * <p>Immutable, so thread-safe.
  */
 public record LockedMemoryAllowance(OptionalLong limit, boolean ipcLockCapability) {
 

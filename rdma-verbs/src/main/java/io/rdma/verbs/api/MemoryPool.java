@@ -10,10 +10,18 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One registered, page-aligned region sliced into {@code count} buffers of {@code bufferSize}
  * bytes. {@link #lease()} and {@link PooledBuffer#close()} are lock-free (a Treiber stack
  * of buffer indexes with an ABA tag) and allocate nothing, so they belong on the data path.
+ *
+ * <p>Nothing depends on a pool, so closing it deregisters and frees its memory at once, leased
+ * buffers included: their segments then refuse access ({@link IllegalStateException}), so close
+ * a pool once its buffers' WRs have completed (verbs manual §4.2).
+ *
+ * <p>Thread-safe: leasing and returning are lock-free and safe from any thread.
  */
 public final class MemoryPool extends VerbsResource {
 
@@ -65,8 +73,12 @@ public final class MemoryPool extends VerbsResource {
         }
     }
 
-    /** A free buffer, or {@code null} when all are leased. */
-    public PooledBuffer tryLease() {
+    /**
+     * A free buffer, or {@code null} when all are leased.
+     *
+     * @throws ResourceClosedException when the pool is closed
+     */
+    public @Nullable PooledBuffer tryLease() {
         ensureOpen();
         while (true) {
             long current = top.get();
@@ -82,7 +94,12 @@ public final class MemoryPool extends VerbsResource {
         }
     }
 
-    /** A free buffer; ENOMEM naming the pool size when all are leased. */
+    /**
+     * A free buffer.
+     *
+     * @throws VerbsException ENOMEM, naming the pool size, when all are leased
+     * @throws ResourceClosedException when the pool is closed
+     */
     public PooledBuffer lease() {
         PooledBuffer buffer = tryLease();
         if (buffer == null) {
@@ -141,7 +158,11 @@ public final class MemoryPool extends VerbsResource {
         return new RemoteBuffer(memory.address(), region.rkey(), memory.byteSize());
     }
 
-    /** The buffer at {@code index}, for mapping a completion's wr_id back to its buffer. */
+    /**
+     * The buffer at {@code index}, for mapping a completion's wr_id back to its buffer.
+     *
+     * @throws ArrayIndexOutOfBoundsException when {@code index} is not below {@link #capacity()}
+     */
     public PooledBuffer buffer(int index) {
         return buffers[index];
     }

@@ -7,15 +7,25 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 
-/** {@code struct ibv_mr} (verbs manual §4.1): registered memory, its keys and access rights. */
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code struct ibv_mr} (verbs manual §4.1): registered memory, its keys and access rights.
+ *
+ * <p>Nothing depends on a region, so closing it only deregisters it (and frees memory it
+ * allocated). It does not wait for WRs that still name its keys: the verbs manual (§4.2) makes
+ * deregistering under them undefined, so close a region only once their completions are polled.
+ *
+ * <p>Thread-safe: immutable apart from its close.
+ */
 public final class MemoryRegion extends VerbsResource implements RegisteredMemory {
 
     private final MemorySegment memory;
     private final Set<AccessFlag> access;
-    private final Arena ownedMemory;
+    private final @Nullable Arena ownedMemory;
     private final MrHandle handle;
 
-    MemoryRegion(ProtectionDomain pd, MemorySegment memory, Set<AccessFlag> access, Arena ownedMemory,
+    MemoryRegion(ProtectionDomain pd, MemorySegment memory, Set<AccessFlag> access, @Nullable Arena ownedMemory,
                  MrHandle handle) {
         super(ResourceKind.MEMORY_REGION, pd.context(), handle, List.of(pd));
         this.memory = memory;
@@ -24,7 +34,11 @@ public final class MemoryRegion extends VerbsResource implements RegisteredMemor
         this.handle = handle;
     }
 
-    /** The registered memory. Valid while the region is open. */
+    /**
+     * The registered memory. Valid while the region is open.
+     *
+     * @throws ResourceClosedException when the region is closed
+     */
     public MemorySegment segment() {
         ensureOpen();
         return memory;
@@ -50,7 +64,11 @@ public final class MemoryRegion extends VerbsResource implements RegisteredMemor
         return access;
     }
 
-    /** What a peer needs to read or write {@code length} bytes at {@code offset} of this region. */
+    /**
+     * What a peer needs to read or write {@code length} bytes at {@code offset} of this region.
+     *
+     * @throws IndexOutOfBoundsException when the bytes are not all inside the region
+     */
     public RemoteBuffer remote(long offset, long length) {
         if (offset < 0 || length < 0 || offset + length > memory.byteSize()) {
             throw new IndexOutOfBoundsException("bytes " + offset + ".." + (offset + length)

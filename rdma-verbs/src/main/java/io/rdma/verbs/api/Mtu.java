@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_mtu}: the enum value is 1 for 256 bytes up to 5 for 4096. */
+/**
+ * {@code enum ibv_mtu}: the enum value is 1 for 256 bytes up to 5 for 4096.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum Mtu {
     MTU_256(1, 256), MTU_512(2, 512), MTU_1024(3, 1024), MTU_2048(4, 2048), MTU_4096(5, 4096);
 
@@ -20,6 +24,7 @@ public enum Mtu {
         return bytes;
     }
 
+    /** @throws IllegalArgumentException when {@code value} is not an {@code ibv_mtu} value */
     public static Mtu of(int value) {
         for (Mtu mtu : values()) {
             if (mtu.value == value) {

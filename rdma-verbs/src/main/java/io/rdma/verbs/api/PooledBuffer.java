@@ -2,7 +2,11 @@ package io.rdma.verbs.api;
 
 import java.lang.foreign.MemorySegment;
 
-/** One buffer of a {@link MemoryPool}; {@link #close()} returns it. */
+/**
+ * One buffer of a {@link MemoryPool}; {@link #close()} returns it.
+ *
+ * <p>Belongs to its lessee until returned; returning is safe from any thread, once.
+ */
 public final class PooledBuffer implements RegisteredMemory, AutoCloseable {
 
     private final MemoryPool pool;
@@ -48,7 +52,11 @@ public final class PooledBuffer implements RegisteredMemory, AutoCloseable {
         return new RemoteBuffer(address(), rkey(), capacity());
     }
 
-    /** Returns the buffer to its pool. */
+    /**
+     * Returns the buffer to its pool.
+     *
+     * @throws IllegalStateException when the buffer was already returned
+     */
     @Override
     public void close() {
         pool.release(this);

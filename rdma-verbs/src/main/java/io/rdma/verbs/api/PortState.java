@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_port_state} (verbs manual §2.4). */
+/**
+ * {@code enum ibv_port_state} (verbs manual §2.4).
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum PortState {
     NOP, DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER;
 

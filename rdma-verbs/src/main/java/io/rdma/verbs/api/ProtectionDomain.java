@@ -8,7 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-/** {@code struct ibv_pd}: the scope within which memory, QPs, SRQs and AHs may work together. */
+/**
+ * {@code struct ibv_pd}: the scope within which memory, QPs, SRQs and AHs may work together.
+ *
+ * <p>Closing it first closes its memory regions and pools, QPs (with their flows and
+ * connections), SRQs and AHs, in libibverbs' order; {@code ibv_dealloc_pd} itself refuses a PD
+ * with any of them alive (EBUSY, verbs manual §3.2).
+ *
+ * <p>Thread-safe: creations are serialized with every other creation and close of the context.
+ */
 public final class ProtectionDomain extends VerbsResource {
 
     /** Registrations are page aligned by default (verbs manual §12.4). */
@@ -24,6 +32,12 @@ public final class ProtectionDomain extends VerbsResource {
     /**
      * {@code ibv_reg_mr} over memory the caller owns and keeps alive at least until the region is
      * closed.
+     *
+     * @throws VerbsException ENOMEM beyond the locked-memory limit ({@code ulimit -l}) or the device's
+     *         {@code max_mr}; EINVAL for a length above {@code max_mr_size}, memory that is not native,
+     *         or remote write or atomic access without local write; EFAULT for an address that is not
+     *         mapped (verbs manual §4.1)
+     * @throws ResourceClosedException when the PD or its context is closed
      */
     public MemoryRegion registerMemory(MemorySegment memory, Set<AccessFlag> access) {
         return context().create(() -> {
@@ -33,7 +47,13 @@ public final class ProtectionDomain extends VerbsResource {
         });
     }
 
-    /** Allocates {@code bytes} of page-aligned native memory and registers it; closing the region frees it. */
+    /**
+     * Allocates {@code bytes} of page-aligned native memory and registers it; closing the region frees it.
+     *
+     * @throws VerbsException as {@link #registerMemory}
+     * @throws IllegalArgumentException when {@code bytes} is negative
+     * @throws ResourceClosedException when the PD or its context is closed
+     */
     public MemoryRegion allocateMemory(long bytes, Set<AccessFlag> access) {
         return context().create(() -> {
             ensureOpen();
@@ -52,6 +72,10 @@ public final class ProtectionDomain extends VerbsResource {
     /**
      * A pool of {@code count} buffers of {@code bufferSize} bytes, sliced from one registered,
      * page-aligned region: leases are lock-free and allocate nothing.
+     *
+     * @throws VerbsException EINVAL when {@code bufferSize} or {@code count} is not positive;
+     *         otherwise as {@link #registerMemory}
+     * @throws ResourceClosedException when the PD or its context is closed
      */
     public MemoryPool createMemoryPool(int bufferSize, int count, Set<AccessFlag> access) {
         return context().create(() -> {
@@ -60,7 +84,14 @@ public final class ProtectionDomain extends VerbsResource {
         });
     }
 
-    /** {@code ibv_create_qp}. The granted capabilities are on the returned QP. */
+    /**
+     * {@code ibv_create_qp}. The granted capabilities are on the returned QP.
+     *
+     * @throws VerbsException EINVAL when a CQ or the SRQ belongs to another context, a capability is
+     *         zero or above the device's limit, or a RAW_PACKET QP is given an SRQ; ENOMEM when the
+     *         device holds its {@code max_qp} QPs; the errno {@code ibv_create_qp} fails with
+     * @throws ResourceClosedException when the PD, its context, a CQ or the SRQ is closed
+     */
     public QueuePair createQueuePair(QueuePairOptions options) {
         return context().create(() -> {
             ensureOpen();
@@ -82,7 +113,14 @@ public final class ProtectionDomain extends VerbsResource {
         });
     }
 
-    /** {@code ibv_create_srq}: {@code limit} above zero arms {@code IBV_EVENT_SRQ_LIMIT_REACHED}. */
+    /**
+     * {@code ibv_create_srq}: {@code limit} above zero arms {@code IBV_EVENT_SRQ_LIMIT_REACHED}.
+     *
+     * @throws VerbsException EINVAL when {@code max_wr} or {@code max_sge} is above the device's
+     *         limit or {@code limit} is outside 0 to {@code max_wr}; ENOMEM when the device holds its
+     *         {@code max_srq} SRQs; the errno {@code ibv_create_srq} fails with
+     * @throws ResourceClosedException when the PD or its context is closed
+     */
     public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueAttributes attributes) {
         return context().create(() -> {
             ensureOpen();
@@ -90,7 +128,14 @@ public final class ProtectionDomain extends VerbsResource {
         });
     }
 
-    /** {@code ibv_create_ah}: the path to a remote port for UD sends. */
+    /**
+     * {@code ibv_create_ah}: the path to a remote port for UD sends.
+     *
+     * @throws VerbsException EINVAL when the port does not exist, the source GID index is outside
+     *         its table, or the port is Ethernet (RoCE) and the vector has no GRH; ENOMEM when the
+     *         device holds its {@code max_ah} AHs; the errno {@code ibv_create_ah} fails with
+     * @throws ResourceClosedException when the PD or its context is closed
+     */
     public AddressHandle createAddressHandle(AddressVector addressVector) {
         return context().create(() -> {
             ensureOpen();

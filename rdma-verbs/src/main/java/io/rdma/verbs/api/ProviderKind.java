@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** Which provider serves an application ({@code rdma.provider}). */
+/**
+ * Which provider serves an application ({@code rdma.provider}).
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum ProviderKind {
     /** Native when libibverbs loads and shows a device, otherwise the simulated fabric; the choice is logged. */
     AUTO,

@@ -10,13 +10,22 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_qp} (verbs manual §6–7): state transitions, posting, and what a peer needs to
  * connect. Posting to one QP from many threads is safe: the API serializes each queue
- * (§14 leaves that to the caller; here it is not left to luck). The send queue's depth is
+ * (verbs manual §14 leaves that to the caller; here it is not left to luck). The send queue's depth is
  * accounted, unsignaled WRs included, so an overflow is refused with ENOMEM before it
  * reaches the device; {@link #tryPostSend} and {@link #awaitSendRoom} let a poster wait for
  * room instead.
+ *
+ * <p>Closing it first closes its flows and its connection, then destroys it: outstanding WRs are
+ * flushed (verbs manual §6.4) and attached completion counters are detached. Its CQs, SRQ and PD
+ * stay open.
+ *
+ * <p>Thread-safe: posts to the send queue are serialized with each other, posts to the receive
+ * queue with each other, and a state change excludes both.
  */
 public final class QueuePair extends VerbsResource {
 
@@ -70,18 +79,31 @@ public final class QueuePair extends VerbsResource {
         return Optional.ofNullable(options.srq());
     }
 
+    /** @throws ResourceClosedException when the QP is closed */
     public QueuePairState state() {
         ensureOpen();
         return handle.state();
     }
 
-    /** {@code ibv_query_qp}. */
+    /**
+     * {@code ibv_query_qp}.
+     *
+     * @throws VerbsException the errno {@code ibv_query_qp} fails with
+     * @throws ResourceClosedException when the QP is closed
+     */
     public QueuePairAttributes query() {
         ensureOpen();
         return handle.query();
     }
 
-    /** {@code ibv_modify_qp}: the attributes set in {@code attributes} form the mask. */
+    /**
+     * {@code ibv_modify_qp}: the attributes set in {@code attributes} form the mask.
+     *
+     * @throws VerbsException EINVAL when the transition is not allowed for this QP type, an
+     *         attribute the transition needs is missing, or a value is out of range or above the
+     *         device's limits (verbs manual §6.2, §13.3); the errno {@code ibv_modify_qp} fails with
+     * @throws ResourceClosedException when the QP is closed
+     */
     public void modify(QueuePairAttributes attributes) {
         sendLock.lock();
         receiveLock.lock();
@@ -97,27 +119,52 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /** RESET → INIT (verbs manual §6.2.1). After it, receives may be posted. */
+    /**
+     * RESET → INIT (verbs manual §6.2.1). After it, receives may be posted.
+     *
+     * @throws VerbsException as {@link #modify}
+     * @throws ResourceClosedException when the QP is closed
+     */
     public void toInit(ConnectOptions options) {
         modify(options.initAttributes(type()));
     }
 
-    /** INIT → RTR towards {@code remote} (verbs manual §6.2.2). */
-    public void toReadyToReceive(QueuePairEndpoint remote, ConnectOptions options) {
+    /**
+     * INIT → RTR towards {@code remote} (verbs manual §6.2.2); UD needs no {@code remote}.
+     *
+     * @throws VerbsException as {@link #modify}
+     * @throws ResourceClosedException when the QP is closed
+     */
+    public void toReadyToReceive(@Nullable QueuePairEndpoint remote, ConnectOptions options) {
         modify(options.readyToReceiveAttributes(type(), remote));
     }
 
-    /** RTR → RTS (verbs manual §6.2.3). */
+    /**
+     * RTR → RTS (verbs manual §6.2.3).
+     *
+     * @throws VerbsException as {@link #modify}
+     * @throws ResourceClosedException when the QP is closed
+     */
     public void toReadyToSend(ConnectOptions options) {
         modify(options.readyToSendAttributes(type()));
     }
 
-    /** Any state → ERR: outstanding WRs complete with {@code IBV_WC_WR_FLUSH_ERR}. */
+    /**
+     * Any state → ERR: outstanding WRs complete with {@code IBV_WC_WR_FLUSH_ERR}.
+     *
+     * @throws VerbsException as {@link #modify}
+     * @throws ResourceClosedException when the QP is closed
+     */
     public void toError() {
         modify(QueuePairAttributes.builder().state(QueuePairState.ERR).build());
     }
 
-    /** Any state → RESET: queues are emptied without completions. */
+    /**
+     * Any state → RESET: queues are emptied without completions.
+     *
+     * @throws VerbsException as {@link #modify}
+     * @throws ResourceClosedException when the QP is closed
+     */
     public void reset() {
         modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
     }
@@ -125,8 +172,11 @@ public final class QueuePair extends VerbsResource {
     /**
      * The whole walk RESET → INIT → RTR → RTS in one call (verbs manual §6.2.4). For UD,
      * {@code remote} may be null: datagrams name their destination per WR.
+     *
+     * @throws VerbsException as {@link #modify}, from the step that failed
+     * @throws ResourceClosedException when the QP is closed
      */
-    public void connect(QueuePairEndpoint remote, ConnectOptions options) {
+    public void connect(@Nullable QueuePairEndpoint remote, ConnectOptions options) {
         toInit(options);
         toReadyToReceive(remote, options);
         toReadyToSend(options);
@@ -137,6 +187,9 @@ public final class QueuePair extends VerbsResource {
      * {@code options}: the QP number, the LID and GID of {@code options}' port and GID index (the
      * port's real GID, also at index 0), and {@code options}' send PSN, from which the peer expects
      * this QP's first packet.
+     *
+     * @throws VerbsException as {@link DeviceContext#queryPort} and {@link DeviceContext#queryGid}
+     * @throws ResourceClosedException when the QP or its context is closed
      */
     public QueuePairEndpoint localEndpoint(ConnectOptions options) {
         ensureOpen();
@@ -155,7 +208,7 @@ public final class QueuePair extends VerbsResource {
      *         hold slots until a later signaled completion is polled); any errno the device
      *         returns. A failed chain names its first unposted WR. {@link #tryPostSend} and
      *         {@link #awaitSendRoom} wait for room instead of failing on a full queue.
-     * @throws ResourceClosedException when the QP is closed
+     * @throws ResourceClosedException when the QP, or an address handle a UD WR names, is closed
      */
     public void postSend(SendWorkRequest first) {
         sendLock.lock();
@@ -185,7 +238,7 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException ENOMEM when the chain is longer than the whole send queue, which it
      *         could never fit; EINVAL when the QP is not in RTS or a WR is malformed for this QP
      *         type; any errno the device returns. A failed chain names its first unposted WR.
-     * @throws ResourceClosedException when the QP is closed
+     * @throws ResourceClosedException when the QP, or an address handle a UD WR names, is closed
      */
     public boolean tryPostSend(SendWorkRequest first) {
         sendLock.lock();
@@ -259,8 +312,13 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * {@code ibv_post_recv}: allowed from INIT on (verbs manual §6.2.1); EINVAL in RESET or when the QP
-     * takes its receives from an SRQ.
+     * {@code ibv_post_recv}: allowed from INIT on (verbs manual §6.2.1, §7.2). Thread-safe: posts
+     * from many threads are serialized.
+     *
+     * @throws VerbsException EINVAL in RESET, when the QP takes its receives from an SRQ, or when a WR
+     *         has more SGEs than {@code max_recv_sge}; ENOMEM when the receive queue is full; the
+     *         errno the device returns. A failed chain names its first unposted WR.
+     * @throws ResourceClosedException when the QP is closed
      */
     public void postReceive(ReceiveWorkRequest first) {
         receiveLock.lock();
@@ -286,6 +344,11 @@ public final class QueuePair extends VerbsResource {
      * {@code ops}. EINVAL unless the QP is in RESET or INIT; EBUSY when {@code ops} overlaps a
      * counter already attached here; ENOTSUP for an op the device cannot count. There is no
      * detach: destroying the QP detaches.
+     *
+     * @throws VerbsException EINVAL when {@code ops} is empty or the QP is not in RESET or INIT;
+     *         EBUSY when {@code ops} overlaps a counter already attached to this QP; ENOTSUP for an op
+     *         the device cannot count (ibv_qp_attach_comp_cntr(3))
+     * @throws ResourceClosedException when the QP or the counter is closed
      */
     public void attachCompletionCounter(CompletionCounter counter, Set<CompletionCounterOp> ops) {
         context().lifecycleLock().lock();
@@ -307,8 +370,12 @@ public final class QueuePair extends VerbsResource {
      * {@code ibv_create_flow}: packets matching {@code spec} steer to this QP (RAW_PACKET or UD).
      * {@code counters} (may be null) is bound to the flow; from then on it takes no more static
      * attaches (EBUSY).
+     *
+     * @throws VerbsException EINVAL when the QP is neither RAW_PACKET nor UD or the spec's port is not
+     *         Ethernet; the errno {@code ibv_create_flow} fails with
+     * @throws ResourceClosedException when the QP, its context or {@code counters} is closed
      */
-    public Flow createFlow(FlowSpec spec, FlowCounters counters) {
+    public Flow createFlow(FlowSpec spec, @Nullable FlowCounters counters) {
         return context().create(() -> {
             ensureOpen();
             if (counters != null) {

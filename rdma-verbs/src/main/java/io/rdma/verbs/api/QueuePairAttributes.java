@@ -2,28 +2,32 @@ package io.rdma.verbs.api;
 
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_qp_attr} together with its {@code attr_mask}: an attribute is in the mask
  * exactly when it is non-null. Used for {@code ibv_modify_qp} (build one with
  * {@link #builder()}) and returned, fully populated, by {@code ibv_query_qp}.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public record QueuePairAttributes(
-        QueuePairState state,
-        Integer pkeyIndex,
-        Integer port,
-        Set<AccessFlag> accessFlags,
-        Integer qkey,
-        Mtu pathMtu,
-        Integer destQpNumber,
-        Integer receivePsn,
-        Integer sendPsn,
-        AddressVector addressVector,
-        Integer maxDestRdAtomic,
-        Integer maxRdAtomic,
-        Integer minRnrTimer,
-        Integer timeout,
-        Integer retryCount,
-        Integer rnrRetry) {
+        @Nullable QueuePairState state,
+        @Nullable Integer pkeyIndex,
+        @Nullable Integer port,
+        @Nullable Set<AccessFlag> accessFlags,
+        @Nullable Integer qkey,
+        @Nullable Mtu pathMtu,
+        @Nullable Integer destQpNumber,
+        @Nullable Integer receivePsn,
+        @Nullable Integer sendPsn,
+        @Nullable AddressVector addressVector,
+        @Nullable Integer maxDestRdAtomic,
+        @Nullable Integer maxRdAtomic,
+        @Nullable Integer minRnrTimer,
+        @Nullable Integer timeout,
+        @Nullable Integer retryCount,
+        @Nullable Integer rnrRetry) {
 
     public QueuePairAttributes {
         accessFlags = accessFlags == null ? null : Set.copyOf(accessFlags);
@@ -35,22 +39,22 @@ public record QueuePairAttributes(
 
     /** Builder; every setter puts that attribute in the mask. */
     public static final class Builder {
-        private QueuePairState state;
-        private Integer pkeyIndex;
-        private Integer port;
-        private Set<AccessFlag> accessFlags;
-        private Integer qkey;
-        private Mtu pathMtu;
-        private Integer destQpNumber;
-        private Integer receivePsn;
-        private Integer sendPsn;
-        private AddressVector addressVector;
-        private Integer maxDestRdAtomic;
-        private Integer maxRdAtomic;
-        private Integer minRnrTimer;
-        private Integer timeout;
-        private Integer retryCount;
-        private Integer rnrRetry;
+        private @Nullable QueuePairState state;
+        private @Nullable Integer pkeyIndex;
+        private @Nullable Integer port;
+        private @Nullable Set<AccessFlag> accessFlags;
+        private @Nullable Integer qkey;
+        private @Nullable Mtu pathMtu;
+        private @Nullable Integer destQpNumber;
+        private @Nullable Integer receivePsn;
+        private @Nullable Integer sendPsn;
+        private @Nullable AddressVector addressVector;
+        private @Nullable Integer maxDestRdAtomic;
+        private @Nullable Integer maxRdAtomic;
+        private @Nullable Integer minRnrTimer;
+        private @Nullable Integer timeout;
+        private @Nullable Integer retryCount;
+        private @Nullable Integer rnrRetry;
 
         public Builder state(QueuePairState value) { state = value; return this; }
         public Builder pkeyIndex(int value) { pkeyIndex = value; return this; }

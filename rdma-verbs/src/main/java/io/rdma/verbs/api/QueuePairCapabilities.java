@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code struct ibv_qp_cap}: requested sizes on create, granted sizes afterwards. */
+/**
+ * {@code struct ibv_qp_cap}: requested sizes on create, granted sizes afterwards.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public record QueuePairCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
 
     public static QueuePairCapabilities of(int maxSendWr, int maxRecvWr) {

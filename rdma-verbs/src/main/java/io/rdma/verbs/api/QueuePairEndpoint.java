@@ -3,6 +3,8 @@ package io.rdma.verbs.api;
 /**
  * What a peer must learn to reach a QP, as exchanged out of band (verbs manual §11.2): QP number,
  * LID, GID and starting PSN. Memory addresses and rkeys travel separately, per buffer.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public record QueuePairEndpoint(int qpNumber, int lid, Gid gid, int packetSequenceNumber) {
 

@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_qp_type} values this API supports, with their numeric values. */
+/**
+ * {@code enum ibv_qp_type} values this API supports, with their numeric values.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum QueuePairType {
     RC(2), UC(3), UD(4), RAW_PACKET(8);
 

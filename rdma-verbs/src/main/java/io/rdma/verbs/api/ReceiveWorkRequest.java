@@ -1,5 +1,7 @@
 package io.rdma.verbs.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_recv_wr} (verbs manual §7.2), mutable and reusable like {@link SendWorkRequest}:
  * entries are added in order with {@code addSge}, requests chained in order with
@@ -11,7 +13,7 @@ public final class ReceiveWorkRequest {
 
     private long wrId;
     private final ScatterGatherList sges;
-    private ReceiveWorkRequest next;
+    private @Nullable ReceiveWorkRequest next;
 
     /** A request with room for one scatter/gather entry. */
     public ReceiveWorkRequest() {
@@ -73,7 +75,7 @@ public final class ReceiveWorkRequest {
     public int sgeLength(int index) { return sges.length(index); }
     public int sgeLkey(int index) { return sges.lkey(index); }
     /** The request chained after this one, or null at the end of the chain. */
-    public ReceiveWorkRequest next() { return next; }
+    public @Nullable ReceiveWorkRequest next() { return next; }
 
     /** Total bytes of the scatter/gather list. */
     public long totalLength() {

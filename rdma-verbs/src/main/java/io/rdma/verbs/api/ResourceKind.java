@@ -6,6 +6,8 @@ package io.rdma.verbs.api;
  * before its QP), flows before the counters they feed, QPs before the SRQs, AHs
  * and CQs they use, completion counters only once no QP is attached to them, and so on up
  * to the device context. Closing a parent destroys its dependents in this order.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public enum ResourceKind {
     CONNECTION_LISTENER,

@@ -3,6 +3,8 @@ package io.rdma.verbs.api;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code ibv_sge} array of a work request: address, length and lkey per entry, held in
  * arrays sized once, so refilling a request allocates nothing. An entry built from a segment
@@ -15,7 +17,7 @@ final class ScatterGatherList {
     private final long[] addresses;
     private final int[] lengths;
     private final int[] lkeys;
-    private final MemorySegment[] segments;
+    private final @Nullable MemorySegment[] segments;
     private final long[] offsets;
     private final String owner;
     private int count;
@@ -71,7 +73,7 @@ final class ScatterGatherList {
     }
 
     /** The segment the entry was built from, or null for one given as a bare address. */
-    MemorySegment segment(int index) {
+    @Nullable MemorySegment segment(int index) {
         return segments[index];
     }
 

@@ -1,6 +1,10 @@
 package io.rdma.verbs.api;
 
-/** {@code enum ibv_wr_opcode} values this API posts (verbs manual §7.1), with their numeric values. */
+/**
+ * {@code enum ibv_wr_opcode} values this API posts (verbs manual §7.1), with their numeric values.
+ *
+ * <p>Immutable, so thread-safe.
+ */
 public enum SendOpcode {
     RDMA_WRITE(0),
     RDMA_WRITE_WITH_IMM(1),

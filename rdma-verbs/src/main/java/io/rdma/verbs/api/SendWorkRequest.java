@@ -5,6 +5,8 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_send_wr} (verbs manual §7.1), mutable and meant to be reused: fill it, post it,
  * {@link #reset()} it, fill it again. Posting copies it, so it may be changed as soon as
@@ -29,10 +31,10 @@ public final class SendWorkRequest {
     private int rkey;
     private long compareAdd;
     private long swap;
-    private AddressHandle addressHandle;
+    private @Nullable AddressHandle addressHandle;
     private int remoteQpNumber;
     private int remoteQkey;
-    private SendWorkRequest next;
+    private @Nullable SendWorkRequest next;
 
     /** A request with room for one scatter/gather entry. */
     public SendWorkRequest() {
@@ -196,11 +198,11 @@ public final class SendWorkRequest {
     public int rkey() { return rkey; }
     public long compareAdd() { return compareAdd; }
     public long swap() { return swap; }
-    public AddressHandle addressHandle() { return addressHandle; }
+    public @Nullable AddressHandle addressHandle() { return addressHandle; }
     public int remoteQpNumber() { return remoteQpNumber; }
     public int remoteQkey() { return remoteQkey; }
     /** The request chained after this one, or null at the end of the chain. */
-    public SendWorkRequest next() { return next; }
+    public @Nullable SendWorkRequest next() { return next; }
 
     /** Total bytes of the scatter/gather list. */
     public long totalLength() {

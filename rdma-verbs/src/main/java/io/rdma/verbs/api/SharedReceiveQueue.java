@@ -8,6 +8,11 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * {@code struct ibv_srq} (verbs manual §8): one pool of receive WRs shared by many QPs. With a
  * limit armed, dropping below it raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} once and disarms.
+ *
+ * <p>Closing it first closes the QPs that take their receives from it (verbs manual §8.4
+ * requires them destroyed first; {@code ibv_destroy_srq} refuses otherwise).
+ *
+ * <p>Thread-safe: posts and limit changes are serialized.
  */
 public final class SharedReceiveQueue extends VerbsResource {
 
@@ -19,7 +24,13 @@ public final class SharedReceiveQueue extends VerbsResource {
         this.handle = handle;
     }
 
-    /** {@code ibv_post_srq_recv}; thread-safe. ENOMEM when the SRQ is full. */
+    /**
+     * {@code ibv_post_srq_recv}; thread-safe.
+     *
+     * @throws VerbsException ENOMEM when the SRQ is full; EINVAL when a WR has more SGEs than
+     *         {@code max_sge}; the errno the device returns. A failed chain names its first unposted WR.
+     * @throws ResourceClosedException when the SRQ is closed
+     */
     public void postReceive(ReceiveWorkRequest first) {
         postLock.lock();
         try {
@@ -30,7 +41,12 @@ public final class SharedReceiveQueue extends VerbsResource {
         }
     }
 
-    /** {@code ibv_modify_srq(IBV_SRQ_LIMIT)}: re-arms the limit event; 0 disarms. */
+    /**
+     * {@code ibv_modify_srq(IBV_SRQ_LIMIT)}: re-arms the limit event; 0 disarms.
+     *
+     * @throws VerbsException EINVAL when {@code limit} is outside 0 to the SRQ's capacity
+     * @throws ResourceClosedException when the SRQ is closed
+     */
     public void armLimit(int limit) {
         postLock.lock();
         try {
@@ -41,7 +57,12 @@ public final class SharedReceiveQueue extends VerbsResource {
         }
     }
 
-    /** {@code ibv_query_srq}. */
+    /**
+     * {@code ibv_query_srq}.
+     *
+     * @throws VerbsException the errno {@code ibv_query_srq} fails with
+     * @throws ResourceClosedException when the SRQ is closed
+     */
     public SharedReceiveQueueAttributes query() {
         ensureOpen();
         return handle.query();

@@ -9,6 +9,8 @@ import java.math.BigInteger;
  * {@code long}: compare it with {@link Long#compareUnsigned} and turn it into text, a double or
  * a JSON number only through here. Devices such as rxe and mlx5 report {@code max_mr_size} as
  * 2^64 - 1 ({@link #MAX}), which a signed reading takes for -1.
+ *
+ * <p>Stateless, so thread-safe.
  */
 public final class Unsigned64 {
 

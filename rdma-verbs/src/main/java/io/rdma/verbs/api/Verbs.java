@@ -14,7 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The entry point: a chosen provider and its device list ({@code ibv_get_device_list}).
- * Closing it closes every device context opened from it, then frees the list.
+ * Closing it closes every device context opened from it, each with all its resources, then
+ * frees the list ({@code ibv_free_device_list}, verbs manual §11.3 step 9).
+ *
+ * <p>Thread-safe: the device list is immutable and contexts may be opened from any thread.
  *
  * <pre>{@code
  * try (Verbs verbs = Verbs.open(ProviderKind.AUTO);
@@ -46,7 +49,11 @@ public final class Verbs implements AutoCloseable {
         this.devices = List.copyOf(list);
     }
 
-    /** Opens the provider {@code kind} selects with its defaults (the simulated fabric's: one device, {@code sim0}). */
+    /**
+     * Opens the provider {@code kind} selects with its defaults (the simulated fabric's: one device, {@code sim0}).
+     *
+     * @throws VerbsException as {@link #open(ProviderKind, List)}
+     */
     public static Verbs open(ProviderKind kind) {
         return open(kind, List.of());
     }
@@ -55,6 +62,10 @@ public final class Verbs implements AutoCloseable {
      * Opens the provider {@code kind} selects, handing it {@code settings}: these may be meant for
      * any provider ({@code auto} decides which serves only here), and the chosen one ignores
      * those meant for another. The simulated fabric takes the devices to create from them.
+     *
+     * @throws VerbsException {@code ibv_get_device_list} with ENOSYS when the requested provider is
+     *         not on the class path, ENODEV when it cannot run here (no rdma-core, no device) or,
+     *         for {@code auto}, when neither provider can; any errno the provider's list fails with
      */
     public static Verbs open(ProviderKind kind, List<? extends ProviderSettings> settings) {
         return switch (kind) {
@@ -120,12 +131,18 @@ public final class Verbs implements AutoCloseable {
         return selectionReason;
     }
 
+    /** @throws ResourceClosedException when this list is closed */
     public List<Device> devices() {
         ensureOpen();
         return devices;
     }
 
-    /** The device called {@code name}; ENODEV naming the devices there are otherwise. */
+    /**
+     * The device called {@code name}.
+     *
+     * @throws VerbsException ENODEV, naming the devices there are, when none is called {@code name}
+     * @throws ResourceClosedException when this list is closed
+     */
     public Device device(String name) {
         ensureOpen();
         for (Device device : devices) {
@@ -171,7 +188,14 @@ public final class Verbs implements AutoCloseable {
         }
     }
 
-    /** Closes every context opened from this list ({@code ibv_close_device}), then frees the list. */
+    /**
+     * Closes every context opened from this list ({@code ibv_close_device}), each cascading to
+     * its resources ({@link DeviceContext}), then frees the list. A context that fails to close
+     * does not stop the others or the freeing; idempotent.
+     *
+     * @throws VerbsException the first failure of a context's close ({@link VerbsResource#close()}),
+     *         after the list is freed all the same
+     */
     @Override
     public void close() {
         if (closed) {

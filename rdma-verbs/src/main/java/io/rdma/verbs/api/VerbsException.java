@@ -2,36 +2,40 @@ package io.rdma.verbs.api;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A verb failed. Carries the verb as libibverbs names it ({@code ibv_post_send}), the errno,
- * and what to do about it where the verbs manual gives advice (§13.2–13.3), so the message
+ * and what to do about it where the manual gives advice (verbs manual §13.2–13.3), so the message
  * reads like a good {@code perror} line and a failure analyzer can act on it.
  *
  * <p>Unchecked: RDMA calls sit inside lambdas, futures and Spring callbacks, where a
  * checked exception only gets wrapped.
+ *
+ * <p>Immutable (the {@code with...} methods return a copy), so it may be handed between threads.
  */
 public class VerbsException extends RuntimeException {
 
     private final String verb;
-    private final String detail;
+    private final @Nullable String detail;
     private final Errno errno;
     private final int rawErrno;
-    private final String advice;
+    private final @Nullable String advice;
     private final long badWorkRequestId;
     private final boolean hasBadWorkRequest;
     private final int postedWorkRequests;
 
-    public VerbsException(String verb, Errno errno, String detail, String advice) {
+    public VerbsException(String verb, Errno errno, @Nullable String detail, @Nullable String advice) {
         this(verb, errno, errno.code(), detail, advice, 0, false, 0, null);
     }
 
-    public VerbsException(String verb, int rawErrno, String detail, String advice) {
+    public VerbsException(String verb, int rawErrno, @Nullable String detail, @Nullable String advice) {
         this(verb, Errno.of(rawErrno), Math.abs(rawErrno), detail, advice, 0, false, 0, null);
     }
 
-    private VerbsException(String verb, Errno errno, int rawErrno, String detail, String advice,
+    private VerbsException(String verb, Errno errno, int rawErrno, @Nullable String detail, @Nullable String advice,
                            long badWorkRequestId, boolean hasBadWorkRequest, int postedWorkRequests,
-                           Throwable cause) {
+                           @Nullable Throwable cause) {
         super(format(verb, errno, rawErrno, detail, advice), cause);
         this.verb = Objects.requireNonNull(verb, "verb");
         this.detail = detail;
@@ -66,7 +70,7 @@ public class VerbsException extends RuntimeException {
                 postedWorkRequests, cause);
     }
 
-    public static VerbsException of(String verb, Errno errno, String detail) {
+    public static VerbsException of(String verb, Errno errno, @Nullable String detail) {
         return new VerbsException(verb, errno, detail, null);
     }
 
@@ -84,12 +88,12 @@ public class VerbsException extends RuntimeException {
     }
 
     /** What to do, where the verbs manual says; may be {@code null}. */
-    public String advice() {
+    public @Nullable String advice() {
         return advice;
     }
 
     /** What went wrong beyond the errno (the resource, the sizes involved); may be {@code null}. */
-    public String detail() {
+    public @Nullable String detail() {
         return detail;
     }
 
@@ -107,7 +111,7 @@ public class VerbsException extends RuntimeException {
         return postedWorkRequests;
     }
 
-    private static String format(String verb, Errno errno, int raw, String detail, String advice) {
+    private static String format(String verb, Errno errno, int raw, @Nullable String detail, @Nullable String advice) {
         StringBuilder text = new StringBuilder(verb).append(" failed with ")
                 .append(errno == Errno.UNKNOWN ? "errno" : errno.name()).append(" (").append(raw).append(')');
         if (detail != null && !detail.isEmpty()) {

@@ -9,16 +9,20 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A verbs object with a lifetime. Each resource holds strong references to the parents it
  * depends on (rust-ibverbs), and each parent knows its dependents, so closing a parent
  * first closes every resource that depends on it, in libibverbs' destroy order
  * ({@link ResourceKind}) and newest first within a kind (pyverbs). A closed resource
  * refuses every further use with {@link ResourceClosedException}, so no handle ever
- * dangles into freed native memory.
+ * dangles into freed native memory. Accessors of values fixed at creation (keys, sizes,
+ * options) keep answering after the close.
  *
- * <p>Creation and destruction are serialized per device context; the data path (post,
- * poll) takes only the resource's own lock.
+ * <p>Thread-safe: creation and destruction are serialized per device context; the data path
+ * (post, poll) takes only the resource's own lock, so a post or poll racing a close either
+ * finishes first or fails with {@link ResourceClosedException}.
  */
 public abstract class VerbsResource implements AutoCloseable {
 
@@ -37,7 +41,7 @@ public abstract class VerbsResource implements AutoCloseable {
     private volatile boolean closed;
 
     /** Called with the context's lifecycle lock held, after the provider object exists. */
-    VerbsResource(ResourceKind kind, DeviceContext context, Object handle, List<VerbsResource> parents) {
+    VerbsResource(ResourceKind kind, @Nullable DeviceContext context, Object handle, List<VerbsResource> parents) {
         this.kind = kind;
         this.handle = handle;
         this.context = context == null ? (DeviceContext) this : context;
@@ -92,10 +96,17 @@ public abstract class VerbsResource implements AutoCloseable {
     }
 
     /**
-     * Destroys this resource after every resource that depends on it, in libibverbs' order.
-     * Idempotent. If the provider refuses a destroy (for example {@code EBUSY} for a completion
-     * counter still attached to a QP) the exception propagates and the refusing resource, and
-     * everything that depends on it, stays open.
+     * Destroys this resource after every resource that depends on it, in libibverbs' order:
+     * unlike {@code ibv_dealloc_pd} and the other destroy verbs, which refuse a parent with live
+     * children (EBUSY), a close cascades. Idempotent. If the provider refuses a destroy (for
+     * example EBUSY for a completion counter still attached to a QP) the exception propagates:
+     * the resources destroyed before it stay destroyed, the refusing one and the rest, this one
+     * included, stay open. The class of each resource says what depends on it.
+     *
+     * @throws VerbsException when the provider refuses to destroy this resource or a dependent:
+     *         EBUSY for a {@link CompletionCounter} still attached to an open QP or
+     *         {@link FlowCounters} still bound to an open flow; otherwise the errno the destroy
+     *         verb returns
      */
     @Override
     public final void close() {

@@ -4,6 +4,8 @@ package io.rdma.verbs.api;
  * {@code struct ibv_wc} (verbs manual §5.3), one slot of a {@link CompletionBatch}, overwritten by
  * each poll. Providers fill it through the batch's {@link io.rdma.verbs.spi.CompletionSink};
  * applications read it.
+ *
+ * <p>Not thread-safe: the next poll into its batch overwrites it; copy what another thread needs.
  */
 public final class WorkCompletion {
 

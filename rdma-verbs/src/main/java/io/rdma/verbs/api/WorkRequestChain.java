@@ -1,7 +1,9 @@
 package io.rdma.verbs.api;
 
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
-import java.util.function.UnaryOperator;
+
+import org.jspecify.annotations.Nullable;
 
 /** How send and receive requests append to a chain: in order, and never into a loop. */
 final class WorkRequestChain {
@@ -16,12 +18,12 @@ final class WorkRequestChain {
      * @throws IllegalArgumentException when {@code request}'s chain already holds that last
      *         request (so any request of this chain), which would make the chain a loop
      */
-    static <R> R tailToAppend(R head, R request, UnaryOperator<R> next, ToLongFunction<R> wrId) {
+    static <R> R tailToAppend(R head, R request, Function<R, @Nullable R> next, ToLongFunction<R> wrId) {
         R last = head;
-        for (R after = next.apply(last); after != null; after = next.apply(last)) {
+        for (@Nullable R after = next.apply(last); after != null; after = next.apply(last)) {
             last = after;
         }
-        for (R wr = request; wr != null; wr = next.apply(wr)) {
+        for (@Nullable R wr = request; wr != null; wr = next.apply(wr)) {
             if (wr == last) {
                 throw new IllegalArgumentException("WR " + wrId.applyAsLong(request) + " is already chained with WR "
                         + wrId.applyAsLong(head) + "; appending it again would make the chain a loop");

@@ -30,4 +30,7 @@
  *       that posts or polls, so either may close resources.</li>
  * </ul>
  */
+@NullMarked
 package io.rdma.verbs.api;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,6 +2,8 @@ package io.rdma.verbs.spi;
 
 import java.net.InetSocketAddress;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * librdmacm's connection manager on an opened device, for providers that have one; the
  * provider's {@link ContextHandle} implements it. Connections carry QPs the application
@@ -34,7 +36,7 @@ public interface ConnectionManagerHandle {
          * it, {@code rdma_accept}s it with {@code privateData} and waits up to {@code handshakeNanos}
          * (counted from the request) for {@code RDMA_CM_EVENT_ESTABLISHED}; null when no request came.
          */
-        ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
+        @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
                 throws InterruptedException;
 
         /** {@code rdma_destroy_id} of the listener. */

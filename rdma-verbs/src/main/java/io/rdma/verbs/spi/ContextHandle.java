@@ -9,6 +9,8 @@ import io.rdma.verbs.api.PortAttributes;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code struct ibv_context}: an opened device. */
 public interface ContextHandle {
 
@@ -32,7 +34,7 @@ public interface ContextHandle {
     ChannelHandle createCompletionChannel();
 
     /** {@code ibv_create_cq}, or {@code ibv_create_cq_ex} with completion timestamps. {@code channel} may be null. */
-    CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector, boolean timestamps);
+    CqHandle createCompletionQueue(int entries, @Nullable ChannelHandle channel, int completionVector, boolean timestamps);
 
     /** {@code ibv_create_comp_cntr}. */
     CompletionCounterHandle createCompletionCounter(CompletionCounterOptions options);

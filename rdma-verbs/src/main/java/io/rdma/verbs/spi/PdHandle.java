@@ -7,6 +7,8 @@ import io.rdma.verbs.api.SharedReceiveQueueAttributes;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code struct ibv_pd}. */
 public interface PdHandle {
 
@@ -14,7 +16,7 @@ public interface PdHandle {
     MrHandle registerMemory(MemorySegment memory, int accessMask);
 
     /** {@code ibv_create_qp}; {@code srq} may be null. Returns with the granted capabilities. */
-    QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, SrqHandle srq,
+    QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, @Nullable SrqHandle srq,
                              QueuePairCapabilities capabilities, boolean signalAll);
 
     SrqHandle createSharedReceiveQueue(SharedReceiveQueueAttributes attributes);

@@ -7,6 +7,8 @@ import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.SendWorkRequest;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code struct ibv_qp}. Posts are serialized by the API, one poster per queue at a time. */
 public interface QpHandle {
 
@@ -37,7 +39,7 @@ public interface QpHandle {
     void attachCompletionCounter(CompletionCounterHandle counter, int opMask);
 
     /** {@code ibv_create_flow} on this QP; {@code counters} (may be null) is bound to the new flow. */
-    FlowHandle createFlow(FlowSpec spec, CountersHandle counters);
+    FlowHandle createFlow(FlowSpec spec, @Nullable CountersHandle counters);
 
     /**
      * {@code ibv_destroy_qp}. The verbs manual says outstanding WRs are flushed; the simulated fabric

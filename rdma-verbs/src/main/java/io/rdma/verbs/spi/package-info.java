@@ -12,4 +12,7 @@
  * native provider's completion path alike. Code only the providers share is in
  * {@code io.rdma.verbs.provider.support}.
  */
+@NullMarked
 package io.rdma.verbs.spi;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,7 +5,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The completion status codes as the verbs programming manual tabulates them (§5.3, ibv_poll_cq). */
+/** The completion status codes as verbs manual §5.3 (ibv_poll_cq) tabulates them. */
 class CompletionStatusTest {
 
     @ParameterizedTest

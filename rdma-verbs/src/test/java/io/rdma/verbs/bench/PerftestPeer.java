@@ -99,8 +99,8 @@ final class PerftestPeer {
 
     /** A signaled RDMA WRITE of the whole buffer into {@code target}'s buffer, as ib_write_bw posts it. */
     void prepareWrite(PerftestPeer target) {
-        send.reset().opcode(SendOpcode.RDMA_WRITE).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, (int) buffer
-                .length())
+        send.reset().opcode(SendOpcode.RDMA_WRITE).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 0, (int) buffer.length())
                 .remote(target.buffer.remote());
     }
 

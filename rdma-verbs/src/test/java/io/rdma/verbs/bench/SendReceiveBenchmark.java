@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * 64-byte RC send/receive through the whole data path: chained receives, chained sends with
- * only the last signaled (doorbell batching, §12.5), and both CQs polled into reusable
+ * only the last signaled (doorbell batching, verbs manual §12.5), and both CQs polled into reusable
  * batches. Run with {@code -prof gc} to see the allocation per message.
  */
 @State(Scope.Thread)
@@ -44,8 +44,8 @@ public class SendReceiveBenchmark {
     public void connect() {
         pair = new LoopbackPair(BATCH * 4, BATCH * MESSAGE);
         for (int i = 0; i < BATCH; i++) {
-            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
-                    .noneOf(SendFlag.class))
+            sends[i] = new SendWorkRequest().wrId(i)
+                    .flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
                     .addSge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
             receives[i] = new ReceiveWorkRequest().wrId(i).addSge(pair.receiverMemory, (long) i * MESSAGE, MESSAGE);
             if (i > 0) {

@@ -56,8 +56,8 @@ public class SendReceivePairBenchmark {
         pair = new LoopbackPair(BATCH * chains, BATCH * MESSAGE);
         receiveChains = new ReceiveWorkRequest[chains][BATCH];
         for (int i = 0; i < BATCH; i++) {
-            sends[i] = new SendWorkRequest().wrId(i).flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
-                    .noneOf(SendFlag.class))
+            sends[i] = new SendWorkRequest().wrId(i)
+                    .flags(i == BATCH - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
                     .addSge(pair.senderMemory, (long) i * MESSAGE, MESSAGE);
             if (i > 0) {
                 sends[i - 1].append(sends[i]);

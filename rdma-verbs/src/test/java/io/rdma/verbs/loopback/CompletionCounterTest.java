@@ -67,8 +67,9 @@ class CompletionCounterTest {
         MemoryRegion buffer = fabric.region(64);
         for (int i = 0; i < 5; i++) {
             loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
-            loopback.requester().postSend(new SendWorkRequest().wrId(i).flags(i == 4 ? EnumSet
-                    .of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class)).addSge(buffer, 0, 8));
+            loopback.requester().postSend(new SendWorkRequest().wrId(i)
+                    .flags(i == 4 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
+                    .addSge(buffer, 0, 8));
         }
 
         assertThat(Completions.awaitOne(loopback.requesterCq()).wrId()).isEqualTo(4);

@@ -68,8 +68,7 @@ class CompletionQueueOverrunQueuePairTest {
         int capacity = small.capacity();
         QueuePair requester = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(4 * capacity), null,
                 QueuePairCapabilities.of(capacity + 1, 1));
-        QueuePair responder = fabric.queuePair(QueuePairType.RC, small, null, QueuePairCapabilities
-                .of(1, capacity + 1));
+        QueuePair responder = fabric.queuePair(QueuePairType.RC, small, null, QueuePairCapabilities.of(1, capacity + 1));
         fabric.connect(requester, responder, fabric.connectOptions());
         for (int i = 0; i <= capacity; i++) {
             responder.postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));

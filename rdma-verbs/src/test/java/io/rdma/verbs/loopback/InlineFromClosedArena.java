@@ -33,8 +33,8 @@ public final class InlineFromClosedArena {
                 data = arena.allocate(64L << 20).asSlice(0, 32);
             }
             try {
-                loopback.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet
-                        .of(SendFlag.SIGNALED, SendFlag.INLINE)).addInline(data));
+                loopback.requester().postSend(new SendWorkRequest().wrId(2)
+                        .flags(EnumSet.of(SendFlag.SIGNALED, SendFlag.INLINE)).addInline(data));
                 System.out.println("posted");
             } catch (VerbsException refused) {
                 System.out.println("refused: " + refused.getMessage());

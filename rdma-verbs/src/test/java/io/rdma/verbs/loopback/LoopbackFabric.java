@@ -191,7 +191,7 @@ public final class LoopbackFabric implements AfterEachCallback {
         return pair(type, DEFAULT_CAPABILITIES);
     }
 
-    /** As {@link #pair(QueuePairType)}; each CQ holds every completion both queues can have outstanding (§5.2). */
+    /** As {@link #pair(QueuePairType)}; each CQ holds every completion both queues can have outstanding (verbs manual §5.2). */
     public Loopback pair(QueuePairType type, QueuePairCapabilities capabilities) {
         int entries = Math.max(DEFAULT_CQ_ENTRIES, capabilities.maxSendWr() + capabilities.maxRecvWr());
         QueuePair requester = queuePair(type, completionQueue(entries), null, capabilities);

@@ -73,10 +73,10 @@ class MemoryPoolTest {
         PooledBuffer incoming = pool.lease();
         Payloads.fill(outgoing.segment(), 0, 300, 110);
 
-        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(incoming.index()).addSge(incoming, 0, incoming
-                .capacity()));
-        loopback.requester().postSend(new SendWorkRequest().wrId(outgoing.index()).flags(EnumSet
-                .of(SendFlag.SIGNALED)).addSge(outgoing, 0, 300));
+        loopback.responder().postReceive(new ReceiveWorkRequest().wrId(incoming.index())
+                .addSge(incoming, 0, incoming.capacity()));
+        loopback.requester().postSend(new SendWorkRequest().wrId(outgoing.index())
+                .flags(EnumSet.of(SendFlag.SIGNALED)).addSge(outgoing, 0, 300));
 
         Completion sent = Completions.awaitOne(loopback.requesterCq());
         Completion received = Completions.awaitOne(loopback.responderCq());

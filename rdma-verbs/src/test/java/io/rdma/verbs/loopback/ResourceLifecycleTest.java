@@ -99,8 +99,8 @@ class ResourceLifecycleTest {
                         .localEndpoint(fabric.connectOptions())
                         .addressVector(fabric.connectOptions()));
                 MemoryRegion buffer = fabric.region(64);
-                yield new Subject(ah, () -> datagrams.requester().postSend(new SendWorkRequest().flags(EnumSet
-                        .of(SendFlag.SIGNALED)).addSge(buffer, 0, 8)
+                yield new Subject(ah, () -> datagrams.requester()
+                        .postSend(new SendWorkRequest().flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 0, 8)
                         .datagram(ah, datagrams.responder().qpNumber(), fabric.connectOptions().qkey())));
             }
             case COMPLETION_QUEUE -> {

@@ -89,8 +89,8 @@ class SendQueueTest {
                 signaledCompletions += expectSuccesses(List.of(Completions.awaitOne(loopback.requesterCq())));
             }
             boolean signaled = i % signalEvery == signalEvery - 1 || i == total - 1;
-            requester.postSend(wr.reset().wrId(i).flags(signaled ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
-                    .noneOf(SendFlag.class))
+            requester.postSend(wr.reset().wrId(i)
+                    .flags(signaled ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
                     .addSge(source, i * 4L, 4));
             highestOutstanding = Math.max(highestOutstanding, requester.outstandingSends());
         }
@@ -166,7 +166,7 @@ class SendQueueTest {
     }
 
     /**
-     * The verbs manual's selective-signaling loop (§7.1.6) with wr_id 0 on every WR, as applications
+     * The selective-signaling loop of verbs manual §7.1.6, with wr_id 0 on every WR, as applications
      * that need no id for unsignaled WRs post it: the signaled completion frees the whole chain,
      * however often wr_ids repeat.
      */
@@ -184,8 +184,8 @@ class SendQueueTest {
         SendWorkRequest wr = new SendWorkRequest();
         for (int chain = 0; chain < chains; chain++) {
             for (int i = 0; i < depth; i++) {
-                requester.postSend(wr.reset().wrId(0).flags(i == depth - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
-                        .noneOf(SendFlag.class))
+                requester.postSend(wr.reset().wrId(0)
+                        .flags(i == depth - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet.noneOf(SendFlag.class))
                         .addSge(buffer, 0, 8));
             }
             Completion signaled = Completions.awaitOne(loopback.requesterCq());
@@ -208,11 +208,13 @@ class SendQueueTest {
             loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(buffer, 0, 64));
         }
         SendWorkRequest[] chain = new SendWorkRequest[depth];
-        for (int i = depth - 1; i >= 0; i--) {
-            chain[i] = new SendWorkRequest().wrId(5).flags(i == depth - 1 ? EnumSet.of(SendFlag.SIGNALED) : EnumSet
-                    .noneOf(SendFlag.class))
-                    .addSge(buffer, 0, 8).append(i == depth - 1 ? null : chain[i + 1]);
+        for (int i = 0; i < depth; i++) {
+            chain[i] = new SendWorkRequest().wrId(5).addSge(buffer, 0, 8);
+            if (i > 0) {
+                chain[0].append(chain[i]);
+            }
         }
+        chain[depth - 1].flags(EnumSet.of(SendFlag.SIGNALED));
         for (int round = 0; round < 6; round++) {
             requester.postSend(chain[0]);
             assertThat(Completions.awaitOne(loopback.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);

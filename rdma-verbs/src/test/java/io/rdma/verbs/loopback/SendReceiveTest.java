@@ -138,8 +138,8 @@ class SendReceiveTest {
             Payloads.fill(unregistered, 0, 32, 6);
 
             loopback.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 64));
-            loopback.requester().postSend(new SendWorkRequest().wrId(1).flags(EnumSet
-                    .of(SendFlag.SIGNALED, SendFlag.INLINE)).addInline(unregistered));
+            loopback.requester().postSend(new SendWorkRequest().wrId(1)
+                    .flags(EnumSet.of(SendFlag.SIGNALED, SendFlag.INLINE)).addInline(unregistered));
             unregistered.fill((byte) 0);
         }
 

@@ -16,6 +16,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An {@code rdma_cm_id} with an event channel of its own, so that waiting for one id's
  * events never consumes another's. The channel's descriptor is non-blocking and waited on
@@ -87,7 +89,7 @@ final class CmId {
     }
 
     /** The device the id is bound to, or null before address resolution binds it. */
-    String deviceName() {
+    @Nullable String deviceName() {
         MemorySegment verbs = rdma_cm_id.verbs(id);
         if (verbs.address() == 0) {
             return null;
@@ -100,7 +102,7 @@ final class CmId {
     }
 
     /** The next event, or null when {@code deadline} (System.nanoTime) passes first. */
-    Event next(long deadline) throws InterruptedException {
+    @Nullable Event next(long deadline) throws InterruptedException {
         try (Arena arena = Arena.ofConfined()) {
             EventDescriptor descriptor = new EventDescriptor(rdma_event_channel.fd(channel), arena);
             MemorySegment eventOut = arena.allocate(ValueLayout.ADDRESS);

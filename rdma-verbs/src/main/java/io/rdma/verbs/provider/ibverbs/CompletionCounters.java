@@ -12,6 +12,8 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How completion counters work on a context. rdma-core adds {@code ibv_create_comp_cntr} in
  * release 65 and only EFA implements it today; where the library or the device lacks it
@@ -26,11 +28,11 @@ final class CompletionCounters {
             CompletionCounterOp.RECV, CompletionCounterOp.RDMA_READ, CompletionCounterOp.RDMA_WRITE);
 
     private final NativeContext context;
-    private final HardwareCompletionCounters hardware;
-    private final HardwareCompletionCounters.Caps caps;
+    private final @Nullable HardwareCompletionCounters hardware;
+    private final HardwareCompletionCounters.@Nullable Caps caps;
 
-    private CompletionCounters(NativeContext context, HardwareCompletionCounters hardware,
-                               HardwareCompletionCounters.Caps caps) {
+    private CompletionCounters(NativeContext context, @Nullable HardwareCompletionCounters hardware,
+                               HardwareCompletionCounters.@Nullable Caps caps) {
         this.context = context;
         this.hardware = hardware;
         this.caps = caps;

@@ -11,6 +11,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code ibv_get_device_list}: the devices, or why there are none. ENOSYS (a kernel without
  * RDMA support, or without {@code ib_uverbs}) is not a failure but an empty list with that
@@ -23,9 +25,9 @@ final class DeviceList implements AutoCloseable {
 
     private final MemorySegment list;
     private final List<MemorySegment> devices;
-    private final String emptyReason;
+    private final @Nullable String emptyReason;
 
-    private DeviceList(MemorySegment list, List<MemorySegment> devices, String emptyReason) {
+    private DeviceList(MemorySegment list, List<MemorySegment> devices, @Nullable String emptyReason) {
         this.list = list;
         this.devices = devices;
         this.emptyReason = emptyReason;
@@ -62,7 +64,7 @@ final class DeviceList implements AutoCloseable {
     }
 
     /** Why the list is empty; null when it is not. */
-    String emptyReason() {
+    @Nullable String emptyReason() {
         return emptyReason;
     }
 

@@ -19,6 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code static inline} verbs of {@code infiniband/verbs.h}, which are no library symbols
  * and so not in the generated bindings: each reads the function pointer the header would and
@@ -75,7 +77,7 @@ final class InlineVerbs {
 
     private final MemorySegment context;
     /** Null when the provider library predates the extended ABI. */
-    private final MemorySegment verbsContext;
+    private final @Nullable MemorySegment verbsContext;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
     private final MemorySegment postSrqRecv;

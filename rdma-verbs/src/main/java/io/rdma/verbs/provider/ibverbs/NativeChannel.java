@@ -16,6 +16,8 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_comp_channel}. Its file descriptor is made non-blocking, which gives
  * {@code ibv_get_cq_event} the timeout it lacks: a wait first reads (an event already there
@@ -72,7 +74,7 @@ final class NativeChannel implements ChannelHandle {
     }
 
     @Override
-    public CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
+    public @Nullable CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         if (!waiting.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) {
             return null;

@@ -18,6 +18,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * librdmacm on one opened device. The QP is the application's, not attached to the
  * {@code rdma_cm_id}: the id only resolves, exchanges the connection and private data, and
@@ -173,7 +175,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
 
         @Override
-        public ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
+        public @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
                 throws InterruptedException {
             checkPrivateData(privateData, "rdma_accept");
             long requestDeadline = System.nanoTime() + requestWaitNanos;
@@ -228,7 +230,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         private final LiveObjectCensus census;
         /** Actions run on threads of their own: one may well close this connection, which waits for the watcher. */
         private final PeerDisconnectNotice peerDisconnect = new PeerDisconnectNotice(Thread.ofVirtual()::start);
-        private Thread watcher;
+        private @Nullable Thread watcher;
         private volatile boolean closing;
 
         Connection(CmId id, InetSocketAddress remote, byte[] peerPrivateData, LiveObjectCensus census) {

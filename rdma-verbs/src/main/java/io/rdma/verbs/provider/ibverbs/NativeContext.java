@@ -38,6 +38,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code struct ibv_context}: an opened device and the registry that maps native objects back to handles. */
 final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
@@ -62,7 +64,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     /** Native CQs, QPs and SRQs by address, to map async events back to their handles. */
     private final Map<Long, Object> byAddress = new ConcurrentHashMap<>();
     private final NativeConnectionManager connectionManager = new NativeConnectionManager(this);
-    private volatile AsyncEventPump asyncEvents;
+    private volatile @Nullable AsyncEventPump asyncEvents;
 
     NativeContext(String deviceName, String sysfsPath, MemorySegment context, LiveObjectCensus census) {
         this.deviceName = deviceName;
@@ -100,7 +102,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     /** The handle registered for a native CQ, QP or SRQ; null if it is gone. */
-    Object handleAt(long address) {
+    @Nullable Object handleAt(long address) {
         return byAddress.get(address);
     }
 
@@ -203,7 +205,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector,
+    public CqHandle createCompletionQueue(int entries, @Nullable ChannelHandle channel, int completionVector,
                                           boolean timestamps) {
         NativeChannel nativeChannel = (NativeChannel) channel;
         MemorySegment channelSegment = nativeChannel == null ? MemorySegment.NULL : nativeChannel.segment();

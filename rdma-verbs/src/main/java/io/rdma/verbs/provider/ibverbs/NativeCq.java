@@ -34,6 +34,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_cq}, polled into a preallocated {@code ibv_wc} array. Each completion is
  * also shown to the QP it belongs to: a send completion retires that QP's posted WRs through
@@ -58,13 +60,13 @@ final class NativeCq implements CqHandle {
     private final NativeContext context;
     private final MemorySegment cq;
     /** The completion channel the CQ signals, or null. */
-    private final NativeChannel channel;
+    private final @Nullable NativeChannel channel;
     private final int capacity;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment completions;
+    private final @Nullable MemorySegment completions;
     private final int pollLimit;
     /** Set for a CQ created with completion timestamps ({@code ibv_cq_ex}); null for a plain {@code ibv_cq}. */
-    private final ExtendedCompletionPoller extended;
+    private final @Nullable ExtendedCompletionPoller extended;
     /** Set by the async event thread on IBV_EVENT_CQ_ERR: completions were lost, polling fails from then on. */
     private volatile boolean overrun;
     /** QPs whose send or receive completions land here; copy-on-write, read on every poll. */
@@ -74,7 +76,7 @@ final class NativeCq implements CqHandle {
      * A plain CQ, or with {@code extended} an {@code ibv_cq_ex} (which starts with an {@code ibv_cq}),
      * created on {@code channel} (null for none).
      */
-    NativeCq(NativeContext context, MemorySegment cq, NativeChannel channel, boolean extended) {
+    NativeCq(NativeContext context, MemorySegment cq, @Nullable NativeChannel channel, boolean extended) {
         this.context = context;
         this.cq = cq;
         this.channel = channel;
@@ -188,7 +190,7 @@ final class NativeCq implements CqHandle {
                 Byte.toUnsignedInt(serviceLevel), timestamp);
     }
 
-    private NativeQp user(int qpNumber) {
+    private @Nullable NativeQp user(int qpNumber) {
         for (NativeQp qp : users) {
             if (qp.qpNumber() == qpNumber) {
                 return qp;

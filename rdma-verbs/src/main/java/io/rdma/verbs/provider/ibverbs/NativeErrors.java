@@ -3,6 +3,8 @@ package io.rdma.verbs.provider.ibverbs;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.VerbsException;
 
+import org.jspecify.annotations.Nullable;
+
 /** Turns a failed verb's errno into a {@link VerbsException} with what to do about the usual causes. */
 final class NativeErrors {
 
@@ -16,7 +18,7 @@ final class NativeErrors {
         return new VerbsException(verb, errno, detail, adviceFor(verb, Errno.of(errno)));
     }
 
-    static String adviceFor(String verb, Errno errno) {
+    static @Nullable String adviceFor(String verb, Errno errno) {
         return switch (errno) {
             case ENOMEM -> verb.equals("ibv_reg_mr")
                     ? "the locked-memory limit is probably too low: raise RLIMIT_MEMLOCK (ulimit -l unlimited)"

@@ -14,6 +14,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_counters} through the {@code verbs_context} ops. Devices without flow
  * counters (rxe) answer EOPNOTSUPP at creation, which surfaces as a {@link VerbsException}.
@@ -60,7 +62,7 @@ final class NativeFlowCounters implements CountersHandle {
     }
 
     @Override
-    public synchronized void attachPoint(CounterDescription description, int index, FlowHandle flow) {
+    public synchronized void attachPoint(CounterDescription description, int index, @Nullable FlowHandle flow) {
         if (bound && flow == null) {
             throw new VerbsException("ibv_attach_counters_point_flow", Errno.EBUSY,
                     "these counters are already bound to a flow", "attach every point before creating the flow");

@@ -17,6 +17,8 @@ import io.rdma.verbs.spi.SrqHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code struct ibv_pd}. */
 final class NativePd implements PdHandle {
 
@@ -48,7 +50,7 @@ final class NativePd implements PdHandle {
     }
 
     @Override
-    public QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, SrqHandle srq,
+    public QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, @Nullable SrqHandle srq,
                                     QueuePairCapabilities capabilities, boolean signalAll) {
         return NativeQp.create(context, this, type, (NativeCq) sendCq, (NativeCq) recvCq, (NativeSrq) srq,
                 capabilities, signalAll);

@@ -33,6 +33,8 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_qp}. Posting copies the API's work requests into preallocated native
  * arrays and calls the provider's {@code post_send}/{@code post_recv} directly; the posted
@@ -69,7 +71,7 @@ final class NativeQp implements QpHandle {
     private final NativeCq sendCq;
     private final NativeCq recvCq;
     /** Where this QP's receives come from when not from its own queue; null otherwise. */
-    private final NativeSrq srq;
+    private final @Nullable NativeSrq srq;
     /** {@code sq_sig_all}: every send WR completes with a CQE, whatever its flags. */
     private final boolean signalAll;
     private final Arena arena = Arena.ofShared();
@@ -80,7 +82,7 @@ final class NativeQp implements QpHandle {
     private volatile Attachment[] attachments = new Attachment[0];
 
     private NativeQp(NativeContext context, MemorySegment qp, QueuePairType type, QueuePairCapabilities capabilities,
-                     NativeCq sendCq, NativeCq recvCq, NativeSrq srq, boolean signalAll) {
+                     NativeCq sendCq, NativeCq recvCq, @Nullable NativeSrq srq, boolean signalAll) {
         this.context = context;
         this.qp = qp;
         this.type = type;
@@ -97,7 +99,7 @@ final class NativeQp implements QpHandle {
     }
 
     static NativeQp create(NativeContext context, NativePd pd, QueuePairType type, NativeCq sendCq, NativeCq recvCq,
-                           NativeSrq srq, QueuePairCapabilities requested, boolean signalAll) {
+                           @Nullable NativeSrq srq, QueuePairCapabilities requested, boolean signalAll) {
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment init = ibv_qp_init_attr.allocate(scratch);
             ibv_qp_init_attr.send_cq(init, sendCq.segment());
@@ -288,7 +290,7 @@ final class NativeQp implements QpHandle {
     }
 
     /** The opcode of the outstanding send WR an error completion with this wr_id belongs to; null when none. */
-    SendOpcode failedSendOpcode(long wrId) {
+    @Nullable SendOpcode failedSendOpcode(long wrId) {
         return postedSends.failedOpcode(wrId);
     }
 
@@ -374,7 +376,7 @@ final class NativeQp implements QpHandle {
     }
 
     @Override
-    public FlowHandle createFlow(FlowSpec spec, CountersHandle counters) {
+    public FlowHandle createFlow(FlowSpec spec, @Nullable CountersHandle counters) {
         return NativeFlow.create(context, qp, spec, (NativeFlowCounters) counters);
     }
 

@@ -3,6 +3,8 @@ package io.rdma.verbs.provider.ibverbs;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.spi.PostedSendRing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A QP's send WRs posted and not yet completed, with their opcodes: a completion retires its
  * WR and every WR before it, which the signaled one completed implicitly (verbs manual §7.1.6), so
@@ -40,7 +42,7 @@ final class PostedSends {
      * The opcode of the outstanding WR an error completion with {@code wrId} belongs to, or
      * null when it belongs to none (it is a receive's).
      */
-    SendOpcode failedOpcode(long wrId) {
+    @Nullable SendOpcode failedOpcode(long wrId) {
         long position = ring.completedPosition(wrId, false);
         return position < 0 ? null : OPCODES[opcodes[ring.slot(position)]];
     }

@@ -15,6 +15,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@link InetSocketAddress} to and from {@code struct sockaddr_in} / {@code sockaddr_in6} (ports and IPv4 big-endian). */
 final class SocketAddresses {
 
@@ -43,7 +45,7 @@ final class SocketAddresses {
     }
 
     /** Reads a {@code sockaddr_in} or {@code sockaddr_in6}; null for another family. */
-    static InetSocketAddress fromNative(MemorySegment sockaddr) {
+    static @Nullable InetSocketAddress fromNative(MemorySegment sockaddr) {
         short family = sockaddr.get(ValueLayout.JAVA_SHORT, 0);
         try {
             if (family == rdma_h.AF_INET()) {

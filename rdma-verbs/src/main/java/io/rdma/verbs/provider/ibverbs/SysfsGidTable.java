@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A port's GID table from sysfs, as {@code show_gids} reads it: {@code ports/<p>/gids/<i>},
  * {@code gid_attrs/types/<i>} ({@code RoCE v2}, or {@code IB/RoCE v1}, which the link layer
@@ -57,7 +59,7 @@ final class SysfsGidTable {
     }
 
     /** The file's trimmed content; null where it is missing or unreadable (unused entries read EINVAL). */
-    private static String readOrNull(Path file) {
+    private static @Nullable String readOrNull(Path file) {
         try {
             return Files.readString(file).trim();
         } catch (IOException e) {

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Port and hardware counters from sysfs: every file of
  * {@code <ibdev_path>/ports/<port>/counters/} and {@code .../hw_counters/}, discovered from the
@@ -56,7 +58,7 @@ final class SysfsPortCounters {
     }
 
     /** The counter's value; null for files that are unreadable or hold no number (some drivers write N/A). */
-    private static Long readValue(Path file) {
+    private static @Nullable Long readValue(Path file) {
         try {
             return Long.parseUnsignedLong(Files.readString(file).trim());
         } catch (IOException | NumberFormatException e) {

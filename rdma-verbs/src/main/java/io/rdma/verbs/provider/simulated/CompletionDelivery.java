@@ -13,6 +13,8 @@ import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where a QP's work requests end: the completions it writes into its CQs, the completion
  * counters attached to it, and the flush that completes everything outstanding with
@@ -24,7 +26,7 @@ final class CompletionDelivery {
     private final SimulatedCq sendCq;
     private final SimulatedCq recvCq;
     private final boolean signalAll;
-    private final SoftwareCompletionCounter[] counters =
+    private final @Nullable SoftwareCompletionCounter[] counters =
             new SoftwareCompletionCounter[CompletionCounterOp.values().length];
 
     CompletionDelivery(SimulatedQp qp, SimulatedCq sendCq, SimulatedCq recvCq, boolean signalAll) {

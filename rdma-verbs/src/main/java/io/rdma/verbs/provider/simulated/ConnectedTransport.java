@@ -13,6 +13,8 @@ import io.rdma.verbs.api.WorkCompletion;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The RC and UC transport: a request goes to the one QP this QP is connected to, checked
  * there as the responder would (reachability, PSN, packet lengths, rkeys, receive queue), and
@@ -27,7 +29,7 @@ final class ConnectedTransport extends QpTransport {
     /** The retry timer's task, made once: scheduling a retry allocates nothing more. */
     private final Runnable resumeTask;
     /** The receive queue this QP waits on after an RNR NAK, so a destroy can withdraw from it. */
-    private ReceiveQueue waitingOn;
+    private @Nullable ReceiveQueue waitingOn;
 
     ConnectedTransport(SimulatedQp qp) {
         super(qp);
@@ -138,7 +140,7 @@ final class ConnectedTransport extends QpTransport {
      * A SEND (region null) or an RDMA write with immediate (into {@code writeRegion}) consumes the
      * responder's head receive WR, under the responder's receive lock.
      */
-    private Outcome deliverToReceiveQueue(int slot, SimulatedQp peer, long length, SimulatedMr writeRegion) {
+    private Outcome deliverToReceiveQueue(int slot, SimulatedQp peer, long length, @Nullable SimulatedMr writeRegion) {
         CompletionStatus remoteStatus;
         ReceiveQueue queue = peer.receiveQueue;
         queue.lock().lock();

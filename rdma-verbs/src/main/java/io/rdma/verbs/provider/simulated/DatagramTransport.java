@@ -12,6 +12,8 @@ import io.rdma.verbs.api.WorkCompletion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The UD and raw packet transport: a UD send goes to the QP its address handle and remote QPN
  * name (with a GRH when the route is global, steered by the destination's flows on Ethernet),
@@ -132,7 +134,7 @@ final class DatagramTransport extends QpTransport {
      * priority) counts the packet and, for a raw frame ({@code datagramTarget} null), delivers
      * it to the flow's QP. For a datagram only flows of its destination QP apply.
      */
-    private void steer(SimulatedPort destination, SimulatedQp datagramTarget, long length) {
+    private void steer(SimulatedPort destination, @Nullable SimulatedQp datagramTarget, long length) {
         for (SimulatedFlow flow : destination.flows()) {
             if ((datagramTarget == null || flow.qp() == datagramTarget) && headers.matches(flow.spec())) {
                 flow.counted(length);

@@ -2,13 +2,15 @@ package io.rdma.verbs.provider.simulated;
 
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Objects by small integer id (QP numbers, memory keys) for the data path: a lookup is one
  * array read, no hashing and no boxing. Ids are never reused, so a stale id finds nothing.
  */
 final class ObjectTable<T> {
 
-    private volatile Object[] slots = new Object[64];
+    private volatile @Nullable Object[] slots = new Object[64];
     private int nextId;
 
     ObjectTable(int firstId) {
@@ -33,7 +35,7 @@ final class ObjectTable<T> {
     }
 
     @SuppressWarnings("unchecked")
-    T get(int id) {
+    @Nullable T get(int id) {
         Object[] current = slots;
         return id > 0 && id < current.length ? (T) current[id] : null;
     }

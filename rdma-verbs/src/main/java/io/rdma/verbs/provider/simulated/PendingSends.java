@@ -5,6 +5,8 @@ import io.rdma.verbs.api.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Send WRs posted and not yet executed, copied into a ring of primitive arrays (inline data
  * included, since the caller may reuse its buffer as soon as the post returns). Most WRs
@@ -28,7 +30,7 @@ final class PendingSends {
     final int[] rkeys;
     final long[] compareAdds;
     final long[] swaps;
-    final SimulatedAh[] addressHandles;
+    final @Nullable SimulatedAh[] addressHandles;
     final int[] remoteQpNumbers;
     final int[] remoteQkeys;
     final int[] inlineLengths;

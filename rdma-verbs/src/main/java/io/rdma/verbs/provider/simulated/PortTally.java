@@ -1,5 +1,7 @@
 package io.rdma.verbs.provider.simulated;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The port counter increments of one run of a QP's send queue, added to the ports when the
  * run ends rather than per message: the counters are shared by every QP of a port, and an
@@ -8,8 +10,8 @@ package io.rdma.verbs.provider.simulated;
  */
 final class PortTally {
 
-    private SimulatedPort source;
-    private SimulatedPort destination;
+    private @Nullable SimulatedPort source;
+    private @Nullable SimulatedPort destination;
     private long packets;
     private long bytes;
 

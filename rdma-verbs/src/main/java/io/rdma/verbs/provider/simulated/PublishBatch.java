@@ -1,5 +1,7 @@
 package io.rdma.verbs.provider.simulated;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Completions written during one post become visible to pollers together at its end, as a
  * NIC writes CQEs and then moves the producer index: the poller's cache line holding the
@@ -11,7 +13,7 @@ final class PublishBatch {
     private static final ThreadLocal<PublishBatch> CURRENT = ThreadLocal.withInitial(PublishBatch::new);
     private static final int MAX_PENDING = 8;
 
-    private final SimulatedCq[] pending = new SimulatedCq[MAX_PENDING];
+    private final @Nullable SimulatedCq[] pending = new SimulatedCq[MAX_PENDING];
     private int count;
     private int depth;
 

@@ -7,6 +7,8 @@ import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@code ibv_modify_qp} has set on a QP besides its state: port, keys, path and PSNs,
  * and the RC limits and timers. {@link QpTransitions} says which of them a transition needs;
@@ -18,7 +20,7 @@ final class QpAttributes {
     /** PSNs are 24-bit and wrap (IBA 9.7.1). */
     static final int PSN_MASK = 0xFFFFFF;
 
-    SimulatedPort port;
+    @Nullable SimulatedPort port;
     int pkeyIndex;
     int accessMask;
     int qkey;
@@ -31,8 +33,8 @@ final class QpAttributes {
     volatile int receivePsn;
     /** The PSN of this requester's next request packet. */
     int sendPsn;
-    AddressVector addressVector;
-    SimulatedPort remotePort;
+    @Nullable AddressVector addressVector;
+    @Nullable SimulatedPort remotePort;
     int maxDestRdAtomic;
     int maxRdAtomic;
     int minRnrTimer;

@@ -14,6 +14,8 @@ import static io.rdma.verbs.api.QueuePairState.RTR;
 import static io.rdma.verbs.api.QueuePairState.RTS;
 import static io.rdma.verbs.api.QueuePairState.SQD;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The QP state machine of the IB specification (verbs manual §6.2): which transitions exist, and
  * which attributes each requires for each QP type. {@code ibv_modify_qp} fails with EINVAL,
@@ -90,7 +92,7 @@ final class QpTransitions {
         }
     }
 
-    private static void checkRange(String mask, Integer value, int max) {
+    private static void checkRange(String mask, @Nullable Integer value, int max) {
         if (value != null && (value < 0 || value > max)) {
             throw Failures.invalid("ibv_modify_qp", mask + " " + value + " is outside 0.." + max);
         }

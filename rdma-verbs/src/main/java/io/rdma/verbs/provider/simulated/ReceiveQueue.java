@@ -8,6 +8,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Posted receive WRs, copied into a ring of primitive arrays: a QP's own receive queue or
  * an SRQ's. Requesters that met an empty queue (RNR) register here and are resumed when a
@@ -26,12 +28,12 @@ final class ReceiveQueue {
     private final long[] slots;
     private final int stride;
     private final Set<SimulatedQp> waitingRequesters = ConcurrentHashMap.newKeySet();
-    private final SimulatedSrq srq;
+    private final @Nullable SimulatedSrq srq;
     private int head;
     private int count;
     private int limit;
 
-    ReceiveQueue(int capacity, int maxSge, SimulatedSrq srq, int limit) {
+    ReceiveQueue(int capacity, int maxSge, @Nullable SimulatedSrq srq, int limit) {
         this.capacity = capacity;
         this.maxSge = maxSge;
         this.srq = srq;

@@ -6,6 +6,8 @@ import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.QueuePairType;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A QP as the target of what other QPs send: the requester that carries a packet calls these
  * on the responder's behalf, with the responder's receive lock held where a receive WR is
@@ -65,7 +67,7 @@ final class Responder {
     }
 
     /** The responder's region for {@code rkey}: same PD, in range, with the access the QP and the MR allow. */
-    SimulatedMr remoteRegion(int rkey, long address, long length, AccessFlag needed) {
+    @Nullable SimulatedMr remoteRegion(int rkey, long address, long length, AccessFlag needed) {
         SimulatedMr region = SimulatedMr.byKey(qp.fabric, rkey);
         boolean allowed = region != null && region.pd() == qp.pd && region.allows(needed)
                 && AccessFlag.isSet(qp.attributes.accessMask, needed) && region.covers(address, length);

@@ -10,6 +10,8 @@ import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.AddressHandleResolver;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The checks of {@code ibv_post_send}: each WR of a chain against the QP's state, type and
  * capabilities and the device, before it takes a send-queue slot in {@link PendingSends}.
@@ -55,7 +57,7 @@ final class SendPosting {
         }
     }
 
-    private SimulatedAh validate(SendWorkRequest wr, AddressHandleResolver addressHandles) {
+    private @Nullable SimulatedAh validate(SendWorkRequest wr, AddressHandleResolver addressHandles) {
         QueuePairType type = qp.type;
         QueuePairCapabilities capabilities = qp.capabilities();
         SimulatedDevice device = qp.device();

@@ -2,6 +2,8 @@ package io.rdma.verbs.provider.simulated;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A scatter/gather list resolved to memory: (segment, offset, length) entries walked by a
  * cursor, so a message can be copied between two lists of different shapes without
@@ -9,7 +11,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class SgeCursor {
 
-    private final MemorySegment[] segments;
+    private final @Nullable MemorySegment[] segments;
     private final long[] offsets;
     private final long[] lengths;
     private int count;

@@ -9,6 +9,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /** A completion channel: armed CQs queue an event here when their next completion arrives. */
 final class SimulatedChannel implements ChannelHandle {
 
@@ -32,7 +34,7 @@ final class SimulatedChannel implements ChannelHandle {
     }
 
     @Override
-    public CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
+    public @Nullable CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
         lock.lock();
         try {
             long remaining = timeoutNanos;

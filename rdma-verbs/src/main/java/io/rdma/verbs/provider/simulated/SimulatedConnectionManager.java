@@ -31,6 +31,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The fabric's connection manager, in the JVM: what librdmacm does over the wire (address
  * resolution from the IPv4 in each port's RoCE GID, a connection request queued at a
@@ -125,7 +127,7 @@ final class SimulatedConnectionManager {
         return clientSide;
     }
 
-    private Listener find(int portNumber, InetAddress ip, SimulatedPort target) {
+    private @Nullable Listener find(int portNumber, InetAddress ip, SimulatedPort target) {
         synchronized (listeners) {
             for (Listener listener : listeners) {
                 InetAddress bound = listener.address.getAddress();
@@ -168,7 +170,7 @@ final class SimulatedConnectionManager {
                 .retryCount(7).rnrRetry(7).maxRdAtomic(rdAtomic).build());
     }
 
-    private SimulatedPort portOwning(InetAddress ip) {
+    private @Nullable SimulatedPort portOwning(InetAddress ip) {
         return ip instanceof Inet4Address ? fabric.portByGid(Gid.parse(ip.getHostAddress())) : null;
     }
 
@@ -219,7 +221,7 @@ final class SimulatedConnectionManager {
         }
 
         @Override
-        public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long requestWaitNanos,
+        public @Nullable ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long requestWaitNanos,
                                        long handshakeNanos) throws InterruptedException {
             SimulatedQp qp = (SimulatedQp) qpHandle;
             long requestDeadline = System.nanoTime() + requestWaitNanos;
@@ -284,7 +286,7 @@ final class SimulatedConnectionManager {
         private final byte[] peerPrivateData;
         private final InetSocketAddress remoteAddress;
         private final PeerDisconnectNotice peerDisconnect;
-        private Connection peer;
+        private @Nullable Connection peer;
         private boolean disconnected;
 
         Connection(SimulatedFabric fabric, byte[] peerPrivateData, InetSocketAddress remoteAddress) {

@@ -25,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An opened simulated device: queries answer from the spec, creations count against its
  * limits, and connections go through the fabric's in-JVM connection manager.
@@ -35,7 +37,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     private static final long PAGE_SIZE_CAP = 0xffff_f000L;
 
     private final SimulatedDevice device;
-    private volatile AsyncEventSink sink;
+    private volatile @Nullable AsyncEventSink sink;
 
     SimulatedContext(SimulatedDevice device) {
         this.device = device;
@@ -98,7 +100,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public CqHandle createCompletionQueue(int entries, ChannelHandle channel, int completionVector,
+    public CqHandle createCompletionQueue(int entries, @Nullable ChannelHandle channel, int completionVector,
                                           boolean timestamps) {
         String verb = timestamps ? "ibv_create_cq_ex" : "ibv_create_cq";
         if (entries < 1 || entries > device.spec().maxCqe()) {

@@ -8,6 +8,8 @@ import io.rdma.verbs.spi.FlowHandle;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Flow counters ({@code ibv_counters}): points attached statically at indexes before the
  * handle is bound to a flow; values accumulate per index over every bound flow.
@@ -28,7 +30,7 @@ final class SimulatedCounters implements CountersHandle {
     }
 
     @Override
-    public synchronized void attachPoint(CounterDescription description, int index, FlowHandle flow) {
+    public synchronized void attachPoint(CounterDescription description, int index, @Nullable FlowHandle flow) {
         if (flow != null) {
             throw Failures.unsupported("ibv_attach_counters_point_flow", "attaching to an existing flow",
                     "attach statically (no flow) before creating the flow with these counters");

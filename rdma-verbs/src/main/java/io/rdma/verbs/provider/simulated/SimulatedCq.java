@@ -13,6 +13,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A completion queue: a ring of completion entries packed into one {@code long[]} (no object
  * per completion). Producers (the QPs completing work, on any thread) serialize on a lock;
@@ -42,7 +44,7 @@ final class SimulatedCq implements CqHandle {
     private static final CompletionOpcode[] OPCODES = CompletionOpcode.values();
 
     private final SimulatedContext context;
-    private final SimulatedChannel channel;
+    private final @Nullable SimulatedChannel channel;
     private final boolean timestamps;
     private final long[] entries;
     private final RingCursors cursors;
@@ -55,7 +57,7 @@ final class SimulatedCq implements CqHandle {
      */
     private boolean wakesSolicited;
 
-    SimulatedCq(SimulatedContext context, int capacity, SimulatedChannel channel, boolean timestamps) {
+    SimulatedCq(SimulatedContext context, int capacity, @Nullable SimulatedChannel channel, boolean timestamps) {
         this.context = context;
         this.channel = channel;
         this.timestamps = timestamps;
@@ -118,7 +120,7 @@ final class SimulatedCq implements CqHandle {
         }
         // Publish, fence, then read the arm state, while requestNotify arms before the poller
         // reads the tail: one of the two always sees the other, so no completion slips between
-        // arm and poll (§5.4).
+        // arm and poll (verbs manual §5.4).
         VarHandle.fullFence();
         int mode = armed;
         boolean notify = mode == ARMED_ANY || (mode == ARMED_SOLICITED && solicited);

@@ -22,6 +22,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One software fabric: its devices and ports, the tables that route packets (LID and GID to
  * port, QP number to QP, key to memory region), the live-object census, and the two threads
@@ -120,12 +122,12 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
     }
 
     /** The port with {@code gid} in its table, or null. */
-    SimulatedPort portByGid(Gid gid) {
+    @Nullable SimulatedPort portByGid(Gid gid) {
         return portsByGid.get(gid);
     }
 
     /** The port an address vector names: by GID when it has a GRH, else by LID; null when nothing answers. */
-    SimulatedPort route(io.rdma.verbs.api.AddressVector addressVector) {
+    @Nullable SimulatedPort route(io.rdma.verbs.api.AddressVector addressVector) {
         return addressVector.isGlobal()
                 ? portsByGid.get(addressVector.globalRoute().destinationGid())
                 : portsByLid.get(addressVector.destinationLid());

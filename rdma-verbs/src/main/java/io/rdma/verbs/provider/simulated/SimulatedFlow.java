@@ -4,15 +4,17 @@ import io.rdma.verbs.api.FlowSpec;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.spi.FlowHandle;
 
+import org.jspecify.annotations.Nullable;
+
 /** A steering rule on a port: matching packets go to its QP and count in its counters. */
 final class SimulatedFlow implements FlowHandle {
 
     private final SimulatedQp qp;
     private final SimulatedPort port;
     private final FlowSpec spec;
-    private final SimulatedCounters counters;
+    private final @Nullable SimulatedCounters counters;
 
-    SimulatedFlow(SimulatedQp qp, SimulatedPort port, FlowSpec spec, SimulatedCounters counters) {
+    SimulatedFlow(SimulatedQp qp, SimulatedPort port, FlowSpec spec, @Nullable SimulatedCounters counters) {
         this.qp = qp;
         this.port = port;
         this.spec = spec;

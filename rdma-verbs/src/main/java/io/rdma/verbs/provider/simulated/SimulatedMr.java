@@ -6,6 +6,8 @@ import io.rdma.verbs.spi.MrHandle;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A registered region. One key serves as lkey and rkey: the table index in the high 24 bits
  * and a check byte, so a key that was never issued (or belongs to a closed region) finds
@@ -32,7 +34,7 @@ final class SimulatedMr implements MrHandle {
     }
 
     /** The region {@code key} names, or null. */
-    static SimulatedMr byKey(SimulatedFabric fabric, int key) {
+    static @Nullable SimulatedMr byKey(SimulatedFabric fabric, int key) {
         SimulatedMr region = fabric.memoryRegions().get(key >>> 8);
         return region != null && region.key == key ? region : null;
     }

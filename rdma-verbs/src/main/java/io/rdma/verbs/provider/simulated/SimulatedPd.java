@@ -15,6 +15,8 @@ import io.rdma.verbs.spi.SrqHandle;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /** A protection domain: memory, QPs, SRQs and AHs of one PD may work together, no others. */
 final class SimulatedPd implements PdHandle {
 
@@ -53,7 +55,7 @@ final class SimulatedPd implements PdHandle {
     }
 
     @Override
-    public QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, SrqHandle srq,
+    public QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, @Nullable SrqHandle srq,
                                     QueuePairCapabilities capabilities, boolean signalAll) {
         DeviceSpec spec = device().spec();
         checkCapability("max_send_wr", capabilities.maxSendWr(), spec.maxQpWr());

@@ -21,6 +21,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A queue pair: the handle the API calls. It holds the QP's state and queues, and composes
  * the jobs behind them: {@link QpTransitions} and {@link QpAttributes} for
@@ -43,7 +45,7 @@ final class SimulatedQp implements QpHandle {
     final SimulatedPd pd;
     final SimulatedFabric fabric;
     final QueuePairType type;
-    final SimulatedSrq srq;
+    final @Nullable SimulatedSrq srq;
     private final QueuePairCapabilities capabilities;
     private final int qpNumber;
     final ReceiveQueue receiveQueue;
@@ -58,7 +60,7 @@ final class SimulatedQp implements QpHandle {
     private volatile QueuePairState state = QueuePairState.RESET;
     private volatile boolean destroyed;
 
-    SimulatedQp(SimulatedPd pd, QueuePairType type, SimulatedCq sendCq, SimulatedCq recvCq, SimulatedSrq srq,
+    SimulatedQp(SimulatedPd pd, QueuePairType type, SimulatedCq sendCq, SimulatedCq recvCq, @Nullable SimulatedSrq srq,
                 QueuePairCapabilities capabilities, boolean signalAll) {
         this.pd = pd;
         this.fabric = pd.device().fabric();
@@ -142,7 +144,7 @@ final class SimulatedQp implements QpHandle {
     }
 
     /** A fault outside this QP's own send path put it in ERR: flush on the event thread, never inline. */
-    void failFromFabric(AsyncEventType event) {
+    void failFromFabric(@Nullable AsyncEventType event) {
         while (true) {
             QueuePairState current = state;
             if (current == QueuePairState.ERR || current == QueuePairState.RESET) {
@@ -239,7 +241,7 @@ final class SimulatedQp implements QpHandle {
     }
 
     @Override
-    public FlowHandle createFlow(FlowSpec spec, CountersHandle counters) {
+    public FlowHandle createFlow(FlowSpec spec, @Nullable CountersHandle counters) {
         if (type != QueuePairType.RAW_PACKET && type != QueuePairType.UD) {
             throw Failures.invalid("ibv_create_flow", "flows steer to RAW_PACKET or UD QPs, not " + type);
         }

@@ -14,4 +14,7 @@
  * Nothing holding a receive lock takes a send lock; a QP that must go to ERR because of
  * another QP's request is failed on the fabric's event thread, never inline.
  */
+@NullMarked
 package io.rdma.verbs.provider.simulated;
+
+import org.jspecify.annotations.NullMarked;

@@ -13,6 +13,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A completion counter kept by a provider rather than a device: the simulated fabric's, which
  * sees every operation, local and remote, and the native provider's for libraries and devices
@@ -67,7 +69,7 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
                 memory.allocate(ValueLayout.JAVA_LONG), maxValue, mode, deviceName, release);
     }
 
-    private static MemorySegment external(MemorySegment memory, String field) {
+    private static MemorySegment external(@Nullable MemorySegment memory, String field) {
         if (memory == null || !memory.isNative() || memory.byteSize() < Long.BYTES
                 || memory.address() % Long.BYTES != 0) {
             throw new VerbsException("ibv_create_comp_cntr", Errno.EINVAL, field + " must be native memory of at "

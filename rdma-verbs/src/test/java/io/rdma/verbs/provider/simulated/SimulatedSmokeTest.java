@@ -20,10 +20,8 @@ class SimulatedSmokeTest {
                     AccessFlag.REMOTE_ATOMIC);
             MemoryRegion a = pd.allocateMemory(4096, all);
             MemoryRegion b = pd.allocateMemory(4096, all);
-            QueuePair qa = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities
-                    .of(16, 16)));
-            QueuePair qb = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities
-                    .of(16, 16)));
+            QueuePair qa = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(16, 16)));
+            QueuePair qb = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, QueuePairCapabilities.of(16, 16)));
             ConnectOptions options = ConnectOptions.defaults();
             qa.connect(qb.localEndpoint(ConnectOptions.defaults()), options);
             qb.connect(qa.localEndpoint(ConnectOptions.defaults()), options);
