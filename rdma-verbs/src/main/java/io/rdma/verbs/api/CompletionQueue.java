@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code struct ibv_cq} (verbs manual §5): polled into a reusable {@link CompletionBatch}, or waited
  * on through its completion channel. Polling also retires send-queue entries of the QPs that
  * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth, and
- * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}.
+ * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}; and it counts down the
+ * receives of the QPs that receive here ({@link QueuePair#outstandingReceives()}).
  */
 public final class CompletionQueue extends VerbsResource {
 
@@ -20,6 +21,8 @@ public final class CompletionQueue extends VerbsResource {
     private final ReentrantLock pollLock = new ReentrantLock();
     /** QPs whose send completions land here; copy-on-write, read on every poll. */
     private volatile QueuePair[] sendQueueUsers = new QueuePair[0];
+    /** QPs (not on an SRQ) whose receive completions land here; copy-on-write, read on every poll. */
+    private volatile QueuePair[] receiveQueueUsers = new QueuePair[0];
 
     CompletionQueue(DeviceContext context, CompletionQueueOptions options, CqHandle handle) {
         super(ResourceKind.COMPLETION_QUEUE, context, handle, parentsOf(context, options));
@@ -59,6 +62,8 @@ public final class CompletionQueue extends VerbsResource {
                 WorkCompletion completion = batch.get(i);
                 if (completion.opcode().isSendQueue()) {
                     retire(users, completion);
+                } else {
+                    receiveCompleted(receiveQueueUsers, completion);
                 }
             }
             return count;
@@ -71,6 +76,15 @@ public final class CompletionQueue extends VerbsResource {
         for (QueuePair qp : users) {
             if (qp.qpNumber() == completion.qpNumber()) {
                 qp.sendQueue().retire(completion);
+                return;
+            }
+        }
+    }
+
+    private static void receiveCompleted(QueuePair[] users, WorkCompletion completion) {
+        for (QueuePair qp : users) {
+            if (qp.qpNumber() == completion.qpNumber()) {
+                qp.receiveCompleted();
                 return;
             }
         }
@@ -129,6 +143,21 @@ public final class CompletionQueue extends VerbsResource {
     void removeSendQueueUser(QueuePair qp) {
         synchronized (this) {
             sendQueueUsers = java.util.Arrays.stream(sendQueueUsers).filter(user -> user != qp)
+                    .toArray(QueuePair[]::new);
+        }
+    }
+
+    void addReceiveQueueUser(QueuePair qp) {
+        synchronized (this) {
+            QueuePair[] users = java.util.Arrays.copyOf(receiveQueueUsers, receiveQueueUsers.length + 1);
+            users[users.length - 1] = qp;
+            receiveQueueUsers = users;
+        }
+    }
+
+    void removeReceiveQueueUser(QueuePair qp) {
+        synchronized (this) {
+            receiveQueueUsers = java.util.Arrays.stream(receiveQueueUsers).filter(user -> user != qp)
                     .toArray(QueuePair[]::new);
         }
     }
