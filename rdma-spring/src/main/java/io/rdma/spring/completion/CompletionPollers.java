@@ -21,8 +21,10 @@ import org.springframework.context.SmartLifecycle;
  * declared queue pairs' traffic before any resource is destroyed: lifecycle beans are stopped before the
  * context destroys its singletons. Stopping first lets outstanding send WRs complete (up to
  * {@code rdma.shutdown.drain-timeout}), then moves every QP to ERR so whatever is still posted
- * is flushed ({@code IBV_WC_WR_FLUSH_ERR}) and delivered to its handler, and only then ends the
- * poller threads.
+ * is flushed ({@code IBV_WC_WR_FLUSH_ERR}), waits until the pollers have taken a completion for
+ * every send and receive each QP still had posted ({@link QueuePair#outstandingSends()},
+ * {@link QueuePair#outstandingReceives()}) and delivered them to their handlers, and only then
+ * ends the poller threads.
  */
 public final class CompletionPollers implements SmartLifecycle {
 
@@ -34,7 +36,6 @@ public final class CompletionPollers implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(CompletionPollers.class);
     private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(1);
-    private static final Duration FLUSH_SETTLE = Duration.ofMillis(100);
 
     private final RdmaResources resources;
     private final CompletionRouter router;
@@ -82,7 +83,7 @@ public final class CompletionPollers implements SmartLifecycle {
         List<QueuePair> qps = resources.resources(QueuePair.class).stream().map(RdmaResources.Named::resource).toList();
         awaitDrained(qps);
         if (flush(qps)) {
-            awaitFlushesGenerated();
+            awaitFlushesPolled(qps);
         }
         awaitDelivered();
         for (CompletionPoller poller : pollers) {
@@ -129,15 +130,29 @@ public final class CompletionPollers implements SmartLifecycle {
 
     /**
      * A device writes the flush completions after {@code ibv_modify_qp} returns (rxe from its
-     * responder and completer tasks), and a polling-mode poller can find its CQ empty twice before
-     * the first one lands; posted receives have no count to wait on, so they get a moment.
+     * responder and completer tasks), so an empty CQ does not mean they are all there: waits until
+     * every posted send and receive of the flushed QPs has been polled, up to the drain timeout,
+     * and at least {@link #FLUSH_TIMEOUT}, as a drain timeout of zero gives up on sends completing,
+     * not on their flushes.
      */
-    private static void awaitFlushesGenerated() {
-        try {
-            Thread.sleep(FLUSH_SETTLE);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    private void awaitFlushesPolled(List<QueuePair> qps) {
+        Duration limit = drainTimeout.compareTo(FLUSH_TIMEOUT) > 0 ? drainTimeout : FLUSH_TIMEOUT;
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (qps.stream().anyMatch(CompletionPollers::awaitsFlushes)) {
+            if (System.nanoTime() > deadline || pollers.stream().noneMatch(poller -> poller.thread().isAlive())) {
+                logger.warn("RDMA work requests still not flushed after " + limit
+                        + ": " + qps.stream().filter(CompletionPollers::awaitsFlushes).map(qp -> qp
+                        + " (" + qp.outstandingSends() + " sends, " + qp.outstandingReceives() + " receives)")
+                        .toList());
+                return;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
         }
+    }
+
+    private static boolean awaitsFlushes(QueuePair qp) {
+        return !qp.isClosed() && (qp.outstandingSends() > 0 || qp.outstandingReceives() > 0);
     }
 
     /**

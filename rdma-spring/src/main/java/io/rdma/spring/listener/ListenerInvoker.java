@@ -2,12 +2,15 @@ package io.rdma.spring.listener;
 
 import io.rdma.spring.template.RdmaTemplate;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -15,138 +18,203 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs one {@link RdmaListener} method for the messages of every queue pair it listens on,
- * each invocation on a virtual thread, at most {@code concurrency} at once (0: no limit). An
- * invocation is in flight until the method has returned and its reply, if any, was sent or has
- * failed. A message that arrives while the limit is reached waits, in arrival order, and its
- * receive container does not get its buffer back until it starts: that is what turns a slow
- * listener into RNR back-pressure on the sender instead of an unbounded backlog. Failures (the
- * method threw, the reply could not be sent) go to the error handler, on a virtual thread.
+ * Runs one {@link RdmaListener} method for the messages of every queue pair it listens on, at
+ * most {@code concurrency} invocations at once (0: no limit), on worker virtual threads of its
+ * own: a worker takes the oldest waiting message, runs the method, sends its reply and waits
+ * for the send, reports a failure to the error handler, and takes the next message, so a
+ * message costs a hand-over to a worker rather than a thread. There are at most
+ * {@code concurrency} workers (without a limit, one more whenever a message finds none idle),
+ * and a worker idle for {@link #KEEP_ALIVE} ends.
+ *
+ * <p>An invocation is in flight until the method has returned, its reply, if any, was sent or
+ * has failed, and the error handler, if called, returned. A message that arrives while every
+ * worker is busy waits, in arrival order, and its receive container does not get its buffer back
+ * until its invocation starts (a copied message) or ends (a {@link ReceivedBuffer}): that is what
+ * turns a slow listener into RNR back-pressure on the sender instead of an unbounded backlog.
+ *
+ * <p>The method does not run on the completion poller: a listener that blocks, or waits for its
+ * reply to be sent, would stop the poller that completes the send.
  */
 final class ListenerInvoker {
 
     private static final Log logger = LogFactory.getLog(ListenerInvoker.class);
-
-    /** A message waiting for an invocation, and what starting it gives back to its receive container. */
-    private record Waiting(ReceivedMessage message, Runnable onStart) {
-    }
+    /** How long a worker without messages waits for one before it ends. */
+    private static final Duration KEEP_ALIVE = Duration.ofSeconds(30);
 
     private final String description;
-    private final Function<ReceivedMessage, byte @Nullable []> method;
+    private final Function<Delivery, byte @Nullable []> method;
     private final int concurrency;
+    private final boolean lendsBuffers;
     private final RdmaListenerErrorHandler errorHandler;
     private final RdmaTemplate template;
-    private final Executor executor;
-    /** Guarded by this. */
-    private final Deque<Waiting> waiting = new ArrayDeque<>();
-    /** Invocations in flight, counted only under a limit; guarded by this. */
-    private int inFlight;
+    private final ThreadFactory workerThreads;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition arrived = lock.newCondition();
+    /** Messages no worker has taken yet, oldest first. Guarded by {@link #lock}. */
+    private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+    /** Guarded by {@link #lock}. */
+    private int workers;
+    /** Workers parked for a message; each message waiting beyond them needs a new worker. Guarded by {@link #lock}. */
+    private int idleWorkers;
+    /** Guarded by {@link #lock}. */
+    private boolean stopped;
+    /** Buffers methods retained and have not released, to revoke when the listener stops. */
+    private final Set<ReceivedBuffer.Retained> retained = ConcurrentHashMap.newKeySet();
 
-    ListenerInvoker(String description, Function<ReceivedMessage, byte @Nullable []> method, int concurrency,
-                    RdmaListenerErrorHandler errorHandler, RdmaTemplate template, Executor executor) {
+    /**
+     * {@code lendsBuffers}: the method takes a {@link ReceivedBuffer}, so messages are delivered in
+     * their receive buffers rather than copied out.
+     */
+    ListenerInvoker(String description, Function<Delivery, byte @Nullable []> method, boolean lendsBuffers,
+                    int concurrency, RdmaListenerErrorHandler errorHandler, RdmaTemplate template, String workerName) {
         this.description = description;
         this.method = method;
+        this.lendsBuffers = lendsBuffers;
         this.concurrency = concurrency;
         this.errorHandler = errorHandler;
         this.template = template;
-        this.executor = executor;
+        this.workerThreads = Thread.ofVirtual().name(workerName).factory();
     }
 
-    /**
-     * On a poller thread: starts an invocation for {@code message}, running {@code onStart}
-     * first, or queues it while {@code concurrency} invocations are in flight.
-     */
-    void deliver(ReceivedMessage message, Runnable onStart) {
-        if (concurrency == 0) {
-            // no limit: nothing to count on the poller's path
-            start(message, onStart);
-            return;
+    boolean lendsBuffers() {
+        return lendsBuffers;
+    }
+
+    /** On a poller thread: hands {@code delivery} to an idle worker, a new one, or the waiting line. */
+    void deliver(Delivery delivery) {
+        boolean refused = false;
+        boolean startWorker = false;
+        lock.lock();
+        try {
+            if (stopped) {
+                refused = true;
+            } else {
+                waiting.add(delivery);
+                startWorker = waiting.size() > idleWorkers && (concurrency == 0 || workers < concurrency);
+                if (startWorker) {
+                    workers++;
+                } else if (idleWorkers > 0) {
+                    arrived.signal();
+                }
+            }
+        } finally {
+            lock.unlock();
         }
-        synchronized (this) {
-            if (inFlight >= concurrency) {
-                waiting.add(new Waiting(message, onStart));
+        if (refused) {
+            refuse(delivery);
+        } else if (startWorker) {
+            workerThreads.newThread(this::work).start();
+        }
+    }
+
+    /** The listener stopped: the message's buffer goes back, and the message is reported lost. */
+    private void refuse(Delivery delivery) {
+        delivery.start();
+        delivery.finish();
+        logger.error(description + " did not handle a message of queue pair '" + delivery.queuePair()
+                + "': the listener has stopped");
+    }
+
+    private void work() {
+        for (Delivery next = take(); next != null; next = take()) {
+            invoke(next);
+        }
+    }
+
+    /** The oldest waiting message, waiting up to {@link #KEEP_ALIVE} for one; null when this worker ends. */
+    private @Nullable Delivery take() {
+        lock.lock();
+        try {
+            long remaining = KEEP_ALIVE.toNanos();
+            Delivery next;
+            while ((next = waiting.poll()) == null) {
+                if (stopped || remaining <= 0) {
+                    workers--;
+                    return null;
+                }
+                idleWorkers++;
+                try {
+                    remaining = arrived.awaitNanos(remaining);
+                } catch (InterruptedException e) {
+                    remaining = 0;
+                } finally {
+                    idleWorkers--;
+                }
+            }
+            return next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void invoke(Delivery delivery) {
+        delivery.start();
+        try {
+            byte[] reply;
+            try {
+                reply = method.apply(delivery);
+            } catch (RuntimeException e) {
+                handleError(delivery, e);
                 return;
             }
-            inFlight++;
-        }
-        start(message, onStart);
-    }
-
-    private void start(ReceivedMessage message, Runnable onStart) {
-        onStart.run();
-        try {
-            executor.execute(() -> invoke(message));
-        } catch (RejectedExecutionException stopping) {
-            logger.error(description + " did not handle a message of queue pair '" + message.queuePair()
-                    + "': the listener has stopped", stopping);
-            finished();
-        }
-    }
-
-    private void invoke(ReceivedMessage message) {
-        byte[] reply;
-        try {
-            reply = method.apply(message);
-        } catch (RuntimeException e) {
-            handleError(message, e);
-            finished();
-            return;
-        }
-        if (reply == null) {
-            finished();
-            return;
-        }
-        reply(message, reply).whenComplete((sent, failure) -> {
-            if (failure == null) {
-                finished();
-                return;
+            if (reply != null) {
+                try {
+                    reply(delivery, reply).join();
+                } catch (CompletionException e) {
+                    handleError(delivery, new RdmaReplyException(delivery.queuePair(), unwrap(e)));
+                }
             }
-            // A send fails on a poller or timer thread, where an error handler must not run, and
-            // may fail as the application stops, after the executor did: a thread of its own.
-            Thread.ofVirtual().name("rdma-listener-reply-failed").start(() -> {
-                handleError(message, new RdmaReplyException(message.queuePair(), unwrap(failure)));
-                finished();
-            });
-        });
+        } finally {
+            delivery.finish();
+        }
     }
 
     /** The reply, on the queue pair the request came in on, with the request's immediate data when it had some. */
-    private CompletableFuture<Void> reply(ReceivedMessage message, byte[] reply) {
+    private CompletableFuture<Void> reply(Delivery delivery, byte[] reply) {
         try {
-            return message.hasImmediateData() ? template.send(message.queuePair(), reply, message.immediateData())
-                    : template.send(message.queuePair(), reply);
+            return delivery.hasImmediateData()
+                    ? template.send(delivery.queuePair(), reply, delivery.immediateData())
+                    : template.send(delivery.queuePair(), reply);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    private static Throwable unwrap(CompletionException failure) {
+        return failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    private void handleError(ReceivedMessage message, Throwable failure) {
+    private void handleError(Delivery delivery, Throwable failure) {
         try {
-            errorHandler.handleError(message, failure);
+            errorHandler.handleError(delivery.message(), failure);
         } catch (RuntimeException e) {
             e.addSuppressed(failure);
             logger.error("The error handler of " + description + " failed on a message of queue pair '"
-                    + message.queuePair() + "'", e);
+                    + delivery.queuePair() + "'", e);
         }
     }
 
-    /** An invocation is over: the oldest waiting message takes its place. */
-    private void finished() {
-        if (concurrency == 0) {
-            return;
+    void retained(ReceivedBuffer.Retained buffer) {
+        retained.add(buffer);
+    }
+
+    void released(ReceivedBuffer.Retained buffer) {
+        retained.remove(buffer);
+    }
+
+    /**
+     * Takes no more messages; workers finish the messages already waiting and end. The payloads
+     * of buffers still retained become inaccessible, as their pool is about to be freed.
+     */
+    void stop() {
+        lock.lock();
+        try {
+            stopped = true;
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
         }
-        Waiting next;
-        synchronized (this) {
-            next = waiting.poll();
-            if (next == null) {
-                inFlight--;
-                return;
-            }
-        }
-        start(next.message(), next.onStart());
+        retained.forEach(ReceivedBuffer.Retained::revoke);
+        retained.clear();
     }
 }

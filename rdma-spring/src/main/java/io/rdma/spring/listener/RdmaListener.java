@@ -9,9 +9,11 @@ import java.lang.annotation.Target;
 /**
  * Marks a bean method as the receive handler of a declared queue pair, as
  * {@code @KafkaListener} does for a topic. The queue pair's receive queue is kept filled with
- * buffers from its memory pool; each message received is handed to the method, on a virtual
- * thread, as {@code byte[]} (the payload) or {@link ReceivedMessage} (payload and immediate
- * data). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
+ * buffers from its memory pool; each message received is handed to the method, on one of the
+ * listener's worker virtual threads (never a completion poller), as {@code byte[]} (the payload),
+ * {@link ReceivedMessage} (payload and immediate data), or {@link ReceivedBuffer}: the payload
+ * in the receive buffer it arrived in, without a copy, lent to the invocation until it is
+ * released (see {@link ReceivedBuffer} for its lifetime). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
  * pair, with the request's immediate data when it had some, so a peer can match replies to
  * requests.
  *
@@ -40,8 +42,9 @@ public @interface RdmaListener {
     /**
      * How many invocations of the method may be in flight at once, across every queue pair it
      * listens on (all peers of a connection listener); an invocation is in flight until the
-     * method returns and its reply, if any, is sent or has failed. 0, the default, sets no
-     * limit: each message runs on a virtual thread of its own as soon as it arrives. Messages
+     * method returns and its reply, if any, is sent or has failed. The listener runs at most this
+     * many worker virtual threads, each taking the next message as it finishes one. 0, the
+     * default, sets no limit: a message that finds no worker idle gets a new one. Messages
      * beyond the limit wait, in the order they arrived, and keep their receive buffers: the
      * receive queue is refilled only as they start, so a peer that goes on sending finds it
      * empty, gets RNR NAKs and waits, and its own send queue fills - back-pressure, not loss.

@@ -11,14 +11,14 @@ import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.QueuePair;
 
-import java.lang.reflect.InvocationTargetException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -58,7 +58,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     private final ObjectProvider<RdmaTemplate> template;
     private final ObjectProvider<RdmaConnections> connections;
     private final List<Listener> listeners = new ArrayList<>();
-    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final List<ListenerInvoker> invokers = new ArrayList<>();
     private @Nullable BeanFactory beanFactory;
     private volatile boolean running;
 
@@ -164,8 +164,13 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                     + listener.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
         }
         String description = "@RdmaListener method " + listener.method();
-        return new ListenerInvoker(description, method(listener), listener.concurrency(),
-                errorHandler(listener, description), template.getObject(), executor);
+        ListenerInvoker invoker = new ListenerInvoker(description, method(listener),
+                listener.method().getParameterTypes()[0] == ReceivedBuffer.class, listener.concurrency(),
+                errorHandler(listener, description), template.getObject(),
+                "rdma-listener-" + listener.method().getDeclaringClass().getSimpleName() + "."
+                        + listener.method().getName());
+        invokers.add(invoker);
+        return invoker;
     }
 
     /** The bean the listener names, or else one that logs at ERROR. */
@@ -183,32 +188,48 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         }
     }
 
-    private static Function<ReceivedMessage, byte @Nullable []> method(Listener listener) {
+    /**
+     * The method as a function of the delivery, through a method handle bound to the bean, which
+     * unlike {@link Method#invoke} boxes no argument array per message.
+     */
+    private static Function<Delivery, byte @Nullable []> method(Listener listener) {
         Method method = listener.method();
-        ReflectionUtils.makeAccessible(method);
         Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length != 1 || (parameters[0] != byte[].class && parameters[0] != ReceivedMessage.class)) {
-            throw new IllegalStateException("@RdmaListener method " + method + " must take one byte[] or"
-                    + " ReceivedMessage parameter");
+        if (parameters.length != 1 || (parameters[0] != byte[].class && parameters[0] != ReceivedMessage.class
+                && parameters[0] != ReceivedBuffer.class)) {
+            throw new IllegalStateException("@RdmaListener method " + method + " must take one byte[],"
+                    + " ReceivedMessage or ReceivedBuffer parameter");
         }
-        boolean wantsMessage = parameters[0] == ReceivedMessage.class;
+        ReflectionUtils.makeAccessible(method);
+        MethodHandle handle;
+        try {
+            handle = MethodHandles.lookup().unreflect(method).bindTo(listener.bean())
+                    .asType(MethodType.methodType(Object.class, Object.class));
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("@RdmaListener method " + method + " cannot be called", e);
+        }
+        Class<?> parameter = parameters[0];
         boolean replies = method.getReturnType() == byte[].class;
-        return message -> {
+        return delivery -> {
+            Object argument = parameter == ReceivedBuffer.class ? delivery
+                    : parameter == ReceivedMessage.class ? delivery.message() : delivery.message().payload();
+            Object result;
             try {
-                Object result = method.invoke(listener.bean(), wantsMessage ? message : message.payload());
-                return replies ? (byte[]) result : null;
-            } catch (IllegalAccessException e) {
+                result = handle.invokeExact(argument);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                // as Method.invoke reports them: the invoker hands runtime exceptions to the error handler
                 throw new IllegalStateException(e);
-            } catch (InvocationTargetException e) {
-                throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
             }
+            return replies ? (byte[]) result : null;
         };
     }
 
     @Override
     public void stop() {
         running = false;
-        executor.shutdown();
+        invokers.forEach(ListenerInvoker::stop);
     }
 
     @Override

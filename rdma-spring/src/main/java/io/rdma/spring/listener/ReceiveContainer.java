@@ -17,9 +17,10 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Keeps one queue pair's receive queue filled and hands each received message to its listener:
  * receives are posted with the pool buffer's index (and the container's generation) as wr_id; a
- * completion copies the payload out and delivers the message to the {@link ListenerInvoker},
- * which gives the buffer back (and this posts it again) when the message's invocation starts, at
- * once while the listener is below its concurrency. A message that waits for an invocation
+ * completion delivers the message to the {@link ListenerInvoker}, either copied out
+ * ({@link CopiedDelivery}: the buffer comes back, and this posts it again, when the message's
+ * invocation starts) or in its buffer ({@link ReceivedBuffer}: the buffer is lent to the
+ * invocation and comes back when it is released). A message that waits for an invocation
  * keeps its buffer out of the receive queue, so a listener that falls behind empties the queue
  * and the sender gets RNR NAKs instead of this side queueing without bound. Flushed receives
  * return their buffers. As the observer of a declared connection it fills the queue each time
@@ -44,6 +45,11 @@ final class ReceiveContainer implements ConnectionObserver {
      */
     private final boolean[] held;
     /**
+     * By pool buffer index: delivered as a {@link ReceivedBuffer} and not released yet. A stop
+     * leaves these to their invocations, which return them to the pool. Guarded by this.
+     */
+    private final boolean[] lent;
+    /**
      * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
      * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
      */
@@ -62,6 +68,7 @@ final class ReceiveContainer implements ConnectionObserver {
         this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / (2 * poolSharers)));
         this.listener = listener;
         this.held = new boolean[pool.capacity()];
+        this.lent = new boolean[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
@@ -87,14 +94,17 @@ final class ReceiveContainer implements ConnectionObserver {
         }
     }
 
-    /** Returns every buffer it holds to the pool; completions of what was posted before are ignored from now on. */
+    /**
+     * Returns every buffer it holds to the pool, but those lent to invocations, which go back when
+     * released; completions of what was posted before are ignored from now on.
+     */
     synchronized void stop() {
         generation++;
         for (int index = 0; index < held.length; index++) {
-            if (held[index]) {
-                held[index] = false;
+            if (held[index] && !lent[index]) {
                 pool.buffer(index).close();
             }
+            held[index] = false;
         }
     }
 
@@ -112,11 +122,10 @@ final class ReceiveContainer implements ConnectionObserver {
     }
 
     private void received(WorkCompletion completion) {
-        ReceivedMessage message;
+        Delivery delivery;
         int index = (int) completion.wrId();
-        int receivedIn;
         synchronized (this) {
-            receivedIn = (int) (completion.wrId() >>> 32);
+            int receivedIn = (int) (completion.wrId() >>> 32);
             if (receivedIn != generation || !held[index]) {
                 return; // posted before the last stop, which returned its buffer
             }
@@ -126,19 +135,32 @@ final class ReceiveContainer implements ConnectionObserver {
                 buffer.close();
                 return;
             }
-            message = new ReceivedMessage(name,
-                    buffer.segment().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE),
-                    completion.hasImmediateData(), completion.immediateData());
+            int length = (int) completion.byteLength();
+            if (listener.lendsBuffers()) {
+                lent[index] = true;
+                delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),
+                        completion.immediateData(), index, receivedIn);
+            } else {
+                delivery = new CopiedDelivery(new ReceivedMessage(name,
+                        buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE),
+                        completion.hasImmediateData(), completion.immediateData()), this, index, receivedIn);
+            }
         }
-        listener.deliver(message, () -> repost(index, receivedIn));
+        listener.deliver(delivery);
     }
 
     /**
-     * The message received into buffer {@code index} starts its invocation: the buffer goes back
-     * to the receive queue, unless a stop since {@code receivedIn} returned it to the pool.
+     * The message received into buffer {@code index} is done with it (copied out as its
+     * invocation started, or released): the buffer goes back to the receive queue; or to the pool
+     * when a stop since {@code receivedIn} left it to its invocation, or already returned it.
      */
-    private synchronized void repost(int index, int receivedIn) {
-        if (receivedIn != generation || !held[index]) {
+    synchronized void returned(int index, int receivedIn) {
+        boolean wasLent = lent[index];
+        lent[index] = false;
+        if (receivedIn != generation) {
+            if (wasLent) {
+                pool.buffer(index).close();
+            }
             return;
         }
         try {
@@ -147,5 +169,15 @@ final class ReceiveContainer implements ConnectionObserver {
             logger.warn("Receive buffer " + index + " could not be posted again to queue pair '" + name + "', whose"
                     + " receive queue now holds one buffer fewer; the buffer went back to the pool", e);
         }
+    }
+
+    /** A method retained one of this queue pair's buffers: its listener revokes it if it stops first. */
+    void retained(ReceivedBuffer.Retained buffer) {
+        listener.retained(buffer);
+    }
+
+    /** A retained buffer was returned. */
+    void forget(ReceivedBuffer.Retained buffer) {
+        listener.released(buffer);
     }
 }

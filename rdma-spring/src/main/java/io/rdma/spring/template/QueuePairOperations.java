@@ -20,21 +20,21 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The template's state for one QP: a reused work request, the pool its buffers come from, the
- * operations in flight by wr_id, and those waiting for room in the send queue. Every operation
+ * operations in flight by the index of their buffer (their wr_id, tagged), and those waiting for
+ * room in the send queue. Every operation
  * is signaled, so each one's completion finds its future here (on the send CQ's poller thread),
  * releases its buffer and completes.
  *
@@ -56,15 +56,18 @@ final class QueuePairOperations {
             .nativeOrder());
     /** About 146 years: deadlines this far apart still compare correctly across System.nanoTime's wrap. */
     private static final long LONGEST_WAIT_NANOS = Long.MAX_VALUE / 2;
+    /**
+     * The high half of the template's wr_ids ("RDMA"), the low half a buffer index: a send
+     * completion of a WR someone else posted on the QP with a small wr_id is not taken for one
+     * of the template's.
+     */
+    private static final long WR_ID_TAG = 0x5244_4D41L << 32;
 
     /** What a caller asked for, and the future it holds. */
     private record Operation(String name, SendOpcode opcode, int payloadLength,
                              BiConsumer<PooledBuffer, SendWorkRequest> prepare,
                              Function<PooledBuffer, @Nullable Object> outcome,
                              CompletableFuture<@Nullable Object> result) {
-    }
-
-    private record InFlight(Operation operation, PooledBuffer buffer) {
     }
 
     /** An operation the send queue had no room for, and the {@link System#nanoTime} at which it gives up. */
@@ -81,8 +84,11 @@ final class QueuePairOperations {
     private final SendTimeout sendTimeout;
     private final long sendTimeoutNanos;
     private final SendWorkRequest request = new SendWorkRequest();
-    private final AtomicLong nextWrId = new AtomicLong();
-    private final Map<Long, InFlight> inFlight = new ConcurrentHashMap<>();
+    /**
+     * By the index of the pool buffer each leased: an index is in one operation at a time, so the
+     * table needs no key objects or entries per operation.
+     */
+    private final AtomicReferenceArray<@Nullable Operation> inFlight;
     /** Guards the reused work request, posting, the waiting operations and {@link #expiryScheduled}. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Waiting> waiting = new ArrayDeque<>();
@@ -96,6 +102,7 @@ final class QueuePairOperations {
         this.pool = pool;
         this.sendTimeout = sendTimeout;
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
+        this.inFlight = new AtomicReferenceArray<>(pool.capacity());
         router.routeSends(qp, this::completed);
     }
 
@@ -129,9 +136,14 @@ final class QueuePairOperations {
     }
 
     CompletableFuture<Void> send(byte[] payload, @Nullable Integer immediate) {
+        return send(payload.length, segment -> segment.copyFrom(MemorySegment.ofArray(payload)), immediate);
+    }
+
+    /** A send of {@code length} bytes that {@code writer} writes into the leased buffer, when it is posted. */
+    CompletableFuture<Void> send(int length, Consumer<MemorySegment> writer, @Nullable Integer immediate) {
         return post(immediate == null ? "send" : "send with immediate",
-                immediate == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, payload.length, (buffer, wr) -> {
-                    buffer.segment().copyFrom(MemorySegment.ofArray(payload));
+                immediate == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, length, (buffer, wr) -> {
+                    writer.accept(buffer.segment().asSlice(0, length));
                     if (immediate != null) {
                         wr.immediateData(immediate);
                     }
@@ -176,11 +188,11 @@ final class QueuePairOperations {
         } finally {
             lock.unlock();
         }
-        for (Long wrId : inFlight.keySet()) {
-            InFlight operation = inFlight.remove(wrId);
+        for (int index = 0; index < inFlight.length(); index++) {
+            Operation operation = inFlight.getAndSet(index, null);
             if (operation != null) {
-                operation.buffer().close();
-                failed.add(new Failed(operation.operation(), flushed(operation.operation())));
+                pool.buffer(index).close();
+                failed.add(new Failed(operation, flushed(operation)));
             }
         }
         report(failed);
@@ -192,19 +204,23 @@ final class QueuePairOperations {
 
     /** A send completion of the QP: settles its operation, if it is one of ours, and posts what now fits. */
     private void completed(WorkCompletion completion) {
-        InFlight done = inFlight.remove(completion.wrId());
+        long wrId = completion.wrId();
+        int index = (int) wrId;
+        Operation done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
+                ? inFlight.getAndSet(index, null) : null;
         Object value = null;
         RdmaOperationException failure = null;
         if (done != null) {
+            PooledBuffer buffer = pool.buffer(index);
             try {
                 if (completion.isSuccess()) {
-                    value = done.operation().outcome().apply(done.buffer());
+                    value = done.outcome().apply(buffer);
                 } else {
-                    failure = new RdmaOperationException(done.operation().name(), name, completion.status(),
+                    failure = new RdmaOperationException(done.name(), name, completion.status(),
                             completion.vendorError());
                 }
             } finally {
-                done.buffer().close();
+                buffer.close();
             }
         }
         // Whoever posted it, the poll that took this completion freed slots.
@@ -218,9 +234,9 @@ final class QueuePairOperations {
         report(failed);
         if (done != null) {
             if (failure == null) {
-                done.operation().result().complete(value);
+                done.result().complete(value);
             } else {
-                done.operation().result().completeExceptionally(failure);
+                done.result().completeExceptionally(failure);
             }
         }
     }
@@ -252,8 +268,8 @@ final class QueuePairOperations {
             failed.add(new Failed(operation, e));
             return true;
         }
-        long wrId = nextWrId.incrementAndGet();
-        inFlight.put(wrId, new InFlight(operation, buffer));
+        long wrId = WR_ID_TAG | buffer.index();
+        inFlight.set(buffer.index(), operation);
         try {
             request.reset().wrId(wrId).opcode(operation.opcode()).flags(SIGNALED).addSge(buffer, 0, operation
                     .payloadLength());
@@ -261,11 +277,11 @@ final class QueuePairOperations {
             if (qp.tryPostSend(request)) {
                 return true;
             }
-            inFlight.remove(wrId);
+            inFlight.set(buffer.index(), null);
             buffer.close();
             return false;
         } catch (RuntimeException e) {
-            inFlight.remove(wrId);
+            inFlight.set(buffer.index(), null);
             buffer.close();
             failed.add(new Failed(operation, e));
             return true;

@@ -7,15 +7,18 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.SendOpcode;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The data path without work requests: send, RDMA write and read, compare-and-swap and
  * fetch-and-add on a declared queue pair by name, with immediate data where the verb carries
  * it. Payloads are copied into a buffer leased from the QP's memory pool ({@code memory-pool},
- * or the only pool of its protection domain) and the buffer goes back when the operation
+ * or the only pool of its protection domain), or written straight into it
+ * ({@link #send(String, int, Consumer)}), and the buffer goes back when the operation
  * completes; results arrive as {@link CompletableFuture}s completed on the CQ's poller thread
  * (chain with {@code *Async} to leave it). Failures complete the future with an
  * {@link RdmaOperationException} (completion status), a {@code VerbsException} (post refused,
@@ -48,6 +51,24 @@ public class RdmaTemplate {
 
     public CompletableFuture<Void> send(String queuePair, byte[] payload, int immediateData) {
         return on(queuePair).send(payload, immediateData);
+    }
+
+    /**
+     * Sends {@code length} bytes that {@code writer} writes straight into the registered buffer
+     * the send goes out from, leased from the queue pair's pool: no {@code byte[]}, no copy. The
+     * writer gets a segment of exactly {@code length} bytes when the send is posted: at once, or,
+     * when the send queue is full, later, on the thread that finds room (a completion poller, or
+     * the send-timeout's timer). So it must only fill the segment, and not keep it: the buffer
+     * goes back to the pool when the send completes. What it throws fails the future.
+     */
+    public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer) {
+        return on(queuePair).send(length, writer, null);
+    }
+
+    /** {@link #send(String, int, Consumer)} with immediate data. */
+    public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer,
+                                        int immediateData) {
+        return on(queuePair).send(length, writer, immediateData);
     }
 
     public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target) {

@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code struct ibv_cq} (verbs manual §5): polled into a reusable {@link CompletionBatch}, or waited
  * on through its completion channel. Polling also retires send-queue entries of the QPs that
  * use this CQ, which is how {@link QueuePair#postSend} knows the send queue's real depth, and
- * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}.
+ * wakes the threads waiting for room in {@link QueuePair#awaitSendRoom}; and it counts down the
+ * receives of the QPs that receive here ({@link QueuePair#outstandingReceives()}).
  *
  * <p>Closing it first closes the QPs that use it as send or receive CQ (with their flows and
  * connections); {@code ibv_destroy_cq} itself requires that no QP uses the CQ (verbs manual §5.5).
@@ -24,8 +25,10 @@ public final class CompletionQueue extends VerbsResource {
     private final CqHandle handle;
     private final CompletionQueueOptions options;
     private final ReentrantLock pollLock = new ReentrantLock();
-    /** QPs whose send completions land here; copy-on-write, read on every poll. */
-    private volatile QueuePair[] sendQueueUsers = new QueuePair[0];
+    /** QPs whose send completions land here. */
+    private final QueuePairsByNumber sendQueueUsers = new QueuePairsByNumber();
+    /** QPs (not on an SRQ) whose receive completions land here. */
+    private final QueuePairsByNumber receiveQueueUsers = new QueuePairsByNumber();
 
     CompletionQueue(DeviceContext context, CompletionQueueOptions options, CqHandle handle) {
         super(ResourceKind.COMPLETION_QUEUE, context, handle, parentsOf(context, options));
@@ -64,25 +67,19 @@ public final class CompletionQueue extends VerbsResource {
             ensureOpen();
             int count = handle.poll(batch.sink(), batch.capacity());
             batch.size(count);
-            QueuePair[] users = sendQueueUsers;
             for (int i = 0; i < count; i++) {
                 WorkCompletion completion = batch.get(i);
-                if (completion.opcode().isSendQueue()) {
-                    retire(users, completion);
+                boolean send = completion.opcode().isSendQueue();
+                QueuePair qp = (send ? sendQueueUsers : receiveQueueUsers).find(completion.qpNumber());
+                if (qp != null && send) {
+                    qp.sendQueue().retire(completion);
+                } else if (qp != null) {
+                    qp.receiveCompleted();
                 }
             }
             return count;
         } finally {
             pollLock.unlock();
-        }
-    }
-
-    private static void retire(QueuePair[] users, WorkCompletion completion) {
-        for (QueuePair qp : users) {
-            if (qp.qpNumber() == completion.qpNumber()) {
-                qp.sendQueue().retire(completion);
-                return;
-            }
         }
     }
 
@@ -139,19 +136,12 @@ public final class CompletionQueue extends VerbsResource {
         return channel;
     }
 
-    void addSendQueueUser(QueuePair qp) {
-        synchronized (this) {
-            QueuePair[] users = java.util.Arrays.copyOf(sendQueueUsers, sendQueueUsers.length + 1);
-            users[users.length - 1] = qp;
-            sendQueueUsers = users;
-        }
+    QueuePairsByNumber sendQueueUsers() {
+        return sendQueueUsers;
     }
 
-    void removeSendQueueUser(QueuePair qp) {
-        synchronized (this) {
-            sendQueueUsers = java.util.Arrays.stream(sendQueueUsers).filter(user -> user != qp)
-                    .toArray(QueuePair[]::new);
-        }
+    QueuePairsByNumber receiveQueueUsers() {
+        return receiveQueueUsers;
     }
 
     CqHandle cqHandle() {

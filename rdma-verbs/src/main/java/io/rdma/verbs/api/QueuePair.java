@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,11 @@ public final class QueuePair extends VerbsResource {
     private final SendQueueDepth sendQueue;
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock receiveLock = new ReentrantLock();
+    /**
+     * Receive WRs posted and not yet taken by a poll of the receive CQ: written by posters under
+     * the receive lock and by the poller, so atomic.
+     */
+    private final AtomicInteger outstandingReceives = new AtomicInteger();
 
     QueuePair(ProtectionDomain pd, QueuePairOptions options, List<VerbsResource> parents, QpHandle handle) {
         super(ResourceKind.QUEUE_PAIR, pd.context(), handle, parents);
@@ -47,7 +53,10 @@ public final class QueuePair extends VerbsResource {
         this.handle = handle;
         this.capabilities = handle.capabilities();
         this.sendQueue = new SendQueueDepth(capabilities.maxSendWr());
-        options.sendCq().addSendQueueUser(this);
+        options.sendCq().sendQueueUsers().add(this);
+        if (options.srq() == null) {
+            options.recvCq().receiveQueueUsers().add(this);
+        }
     }
 
     public int qpNumber() {
@@ -112,6 +121,7 @@ public final class QueuePair extends VerbsResource {
             handle.modify(attributes);
             if (attributes.state() == QueuePairState.RESET) {
                 sendQueue.clear();
+                outstandingReceives.set(0);
             }
         } finally {
             receiveLock.unlock();
@@ -328,10 +338,38 @@ public final class QueuePair extends VerbsResource {
                 throw new VerbsException("ibv_post_recv", Errno.EINVAL, describe() + " receives through an SRQ",
                         "post receives to the shared receive queue instead");
             }
-            handle.postReceive(first);
+            try {
+                handle.postReceive(first);
+            } catch (VerbsException e) {
+                outstandingReceives.addAndGet(e.postedWorkRequests());
+                throw e;
+            }
+            outstandingReceives.addAndGet(receiveChainLength(first));
         } finally {
             receiveLock.unlock();
         }
+    }
+
+    private static int receiveChainLength(ReceiveWorkRequest first) {
+        int count = 0;
+        for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next()) {
+            count++;
+        }
+        return count;
+    }
+
+    /**
+     * Receive WRs posted to this QP and not yet taken by a poll of its receive CQ, successful or
+     * flushed: after {@link #toError()}, the flushes still to be polled. 0 for a QP on an SRQ,
+     * and after a reset, which discards posted receives without completions.
+     */
+    public int outstandingReceives() {
+        return outstandingReceives.get();
+    }
+
+    /** A poll of the receive CQ took one of this QP's receive completions. */
+    void receiveCompleted() {
+        outstandingReceives.decrementAndGet();
     }
 
     /** Send WRs posted and not yet retired by a polled completion. */
@@ -399,7 +437,10 @@ public final class QueuePair extends VerbsResource {
             handle.destroy();
             markClosed();
             sendQueue.close();
-            options.sendCq().removeSendQueueUser(this);
+            options.sendCq().sendQueueUsers().remove(this);
+            if (options.srq() == null) {
+                options.recvCq().receiveQueueUsers().remove(this);
+            }
         } finally {
             receiveLock.unlock();
             sendLock.unlock();

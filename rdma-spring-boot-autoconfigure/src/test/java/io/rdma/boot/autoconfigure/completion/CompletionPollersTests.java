@@ -15,6 +15,7 @@ import io.rdma.verbs.api.WorkCompletion;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,13 +28,17 @@ class CompletionPollersTests {
     private static final String CQ = RdmaContextRunners.DEVICE_PROPERTY + ".completion-queues.cq";
     private static final String PD = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
 
-    /** Two RC QPs connected to each other; their completions go through the pollers in every mode. */
+    /**
+     * Two RC QPs connected to each other; their completions go through the pollers in every mode,
+     * and closing the context waits until the flush of the receive still posted was polled.
+     */
     @ParameterizedTest
     @ValueSource(strings = {"polling", "event", "adaptive"})
     void deliversCompletionsAndFlushesWhatIsPostedWhenTheContextCloses(String mode) {
         List<String> receives = new CopyOnWriteArrayList<>();
         List<CompletionStatus> sends = new CopyOnWriteArrayList<>();
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        AtomicReference<QueuePair> receiver = new AtomicReference<>();
         RdmaContextRunners.runner().withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(
                 CQ + ".mode=" + mode, CQ + ".entries=64",
                 PD + ".memory-pools.buffers.count=8", PD + ".memory-pools.buffers.buffer-size=1KiB",
@@ -42,6 +47,7 @@ class CompletionPollersTests {
             assertThat(context).hasNotFailed();
             QueuePair a = context.getBean("a", QueuePair.class);
             QueuePair b = context.getBean("b", QueuePair.class);
+            receiver.set(b);
             MemoryPool pool = context.getBean("buffers", MemoryPool.class);
             CompletionRouter router = context.getBean(CompletionRouter.class);
             router.routeSends(a, completion -> sends.add(completion.status()));
@@ -71,6 +77,8 @@ class CompletionPollersTests {
         });
         // Receive 2 was still posted when the context closed: the shutdown flushed it to its handler.
         assertThat(receives).containsExactly("1 SUCCESS 6", "2 WR_FLUSH_ERR 0");
+        assertThat(receiver.get().outstandingReceives()).as("receives posted and not polled when the pollers stopped")
+                .isZero();
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 

@@ -1,0 +1,151 @@
+package io.rdma.boot.autoconfigure.bench;
+
+import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.listener.ReceivedBuffer;
+import io.rdma.spring.template.RdmaTemplate;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The template path one way, on the simulated fabric: a 64-byte message sent through
+ * {@link RdmaTemplate} on a declared queue pair, connected through the connection manager to
+ * the peer a listener accepts, and delivered to an {@code @RdmaListener} method (concurrency 1,
+ * so one worker thread) that counts it. {@code path} picks both ends: {@code bytes} sends a
+ * {@code byte[]} (copied into the send buffer) to a method taking {@code byte[]} (copied out of
+ * the receive buffer); {@code zeroCopy} writes into the leased send buffer
+ * ({@code send(queuePair, length, writer)}) for a method taking the {@link ReceivedBuffer}.
+ *
+ * <p>One operation is one message sent; the sender runs at most {@value #WINDOW} messages ahead
+ * of the listener, fewer than the send and receive queues hold, so neither back-pressure path is
+ * measured, and the score is messages per second delivered. Allocation ({@code -prof gc},
+ * {@code gc.alloc.rate.norm}) counts every thread of the JVM per message: sender, poller, listener.
+ * Warm-up 3 × 2 s, measurement 5 × 2 s, one fork, as annotated; run it with
+ * {@code ./mvnw -o -pl rdma-spring-boot-autoconfigure -am -Pbench-spring -DskipTests test}
+ * ({@code -Djmh.args="..."} for other JMH options).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class TemplateToListenerBenchmark {
+
+    static final int MESSAGE = 64;
+    /** Messages in flight at most: below the client's send queue and the peer's receive queue. */
+    static final int WINDOW = 128;
+
+    private static final String PD = "rdma.devices.sim0.protection-domains.pd0";
+    private static final byte[] PAYLOAD = new byte[MESSAGE];
+    private static final Consumer<MemorySegment> WRITER = segment -> segment.set(ValueLayout.JAVA_LONG, 0, 42L);
+
+    /** Messages the listener method has handled, by either path. */
+    static final AtomicLong HANDLED = new AtomicLong();
+
+    @Param({"bytes", "zeroCopy"})
+    public String path;
+
+    private ConfigurableApplicationContext context;
+    private RdmaTemplate template;
+    private long sent;
+
+    @Setup(Level.Trial)
+    public void start() throws InterruptedException {
+        Class<?> listener = path.equals("zeroCopy") ? ZeroCopyListener.class : BytesListener.class;
+        context = new SpringApplicationBuilder(Fabric.class, listener).web(WebApplicationType.NONE)
+                .properties(
+                        "rdma.provider=simulated",
+                        "rdma.devices.sim0.completion-queues.cq0.entries=4096",
+                        "rdma.devices.sim0.completion-queues.cq0.mode=adaptive",
+                        PD + ".memory-pools.buffers.buffer-size=256",
+                        PD + ".memory-pools.buffers.count=2048",
+                        PD + ".queue-pairs.client.max-send-wr=512",
+                        PD + ".queue-pairs.client.max-recv-wr=1",
+                        PD + ".queue-pair-prototypes.peer.max-send-wr=1",
+                        PD + ".queue-pair-prototypes.peer.max-recv-wr=512",
+                        "rdma.connections.listeners.sink.address=0.0.0.0",
+                        "rdma.connections.listeners.sink.port=7491",
+                        "rdma.connections.listeners.sink.queue-pair-prototype=peer",
+                        "rdma.connections.listeners.sink.max-connections=1",
+                        "rdma.connections.outbound.client.queue-pair=client",
+                        "rdma.connections.outbound.client.host=127.0.0.1",
+                        "rdma.connections.outbound.client.port=7491")
+                .run();
+        template = context.getBean(RdmaTemplate.class);
+        // The peer's receive queue is filled once the connection is up: wait for a first message.
+        HANDLED.set(0);
+        sent = 0;
+        while (HANDLED.get() == 0) {
+            send();
+            Thread.sleep(10);
+        }
+        sent = HANDLED.get();
+    }
+
+    @Benchmark
+    public void sendOneMessage() {
+        while (sent - HANDLED.get() >= WINDOW) {
+            Thread.onSpinWait();
+        }
+        send();
+    }
+
+    private void send() {
+        if (path.equals("zeroCopy")) {
+            template.send("client", MESSAGE, WRITER);
+        } else {
+            template.send("client", PAYLOAD);
+        }
+        sent++;
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        context.close();
+    }
+
+    @ImportAutoConfiguration(RdmaAutoConfiguration.class)
+    static class Fabric {
+    }
+
+    static class BytesListener {
+        @RdmaListener(connectionListener = "sink", concurrency = 1)
+        void receive(byte[] payload) {
+            HANDLED.incrementAndGet();
+        }
+    }
+
+    static class ZeroCopyListener {
+        /** What the method read from the payload, kept so the read is not optimised away. */
+        volatile long lastValue;
+
+        @RdmaListener(connectionListener = "sink", concurrency = 1)
+        void receive(ReceivedBuffer buffer) {
+            lastValue = buffer.payload().get(ValueLayout.JAVA_LONG, 0);
+            HANDLED.incrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.rdma.spring.listener;
+
+/**
+ * A received message on its way to one invocation of its listener: what the invocation starts
+ * and ends with gives its receive buffer back to its {@link ReceiveContainer}. Started and
+ * finished on the invocation's thread.
+ */
+abstract class Delivery {
+
+    /** The queue pair the message came in on, and a reply goes out on. */
+    public abstract String queuePair();
+
+    public abstract boolean hasImmediateData();
+
+    public abstract int immediateData();
+
+    /** The invocation starts, on its thread. */
+    abstract void start();
+
+    /** The invocation is over: the method returned, its reply (if any) was sent or failed, its error handler ran. */
+    abstract void finish();
+
+    /** The message as the error handler and {@code byte[]} or {@link ReceivedMessage} methods take it. */
+    abstract ReceivedMessage message();
+}

@@ -1,0 +1,251 @@
+package io.rdma.spring.listener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A received message still in the pool buffer it arrived in: what an {@link RdmaListener}
+ * method taking a {@code ReceivedBuffer} gets instead of a copy. {@link #payload()} is a
+ * {@link MemorySegment} over the received bytes in the registered receive buffer itself.
+ *
+ * <p>The buffer is lent to the invocation. When the method has returned (and its reply, if it
+ * returned one, was sent or failed) the listener releases it, and it is posted to the receive
+ * queue again. {@link #release()} (or {@link #close()}, for try-with-resources) gives it back
+ * earlier, so the receive queue is refilled while the method goes on; releasing twice does
+ * nothing. A method that keeps the message past its return calls {@link #retain()}: then the
+ * buffer is the caller's to release, from any thread, and until it does its receive queue holds
+ * one buffer fewer. A retained buffer that becomes unreachable unreleased is a leak: it is logged
+ * at ERROR and its buffer returned when the garbage collector finds it; when the listener stops
+ * (the application closes, before the pool is freed) the payload of a buffer still retained is
+ * made inaccessible.
+ *
+ * <p>Misuse fails, rather than read memory that by then holds another message: the payload
+ * segment is bound to a scope of this message that release closes, so any access to it after
+ * {@link #release()} throws {@link IllegalStateException}, as {@link #payload()} does. Until
+ * retained, the segment is confined to the invocation's thread ({@link WrongThreadException}
+ * elsewhere, where the bytes must be copied, or the buffer retained); {@link #retain()} replaces
+ * it with one any thread may use, so take {@link #payload()} again after retaining.
+ */
+public final class ReceivedBuffer extends Delivery implements AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(ReceivedBuffer.class);
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final Cleaner LEAKS = Cleaner.create(Thread.ofPlatform().daemon(true)
+            .name("rdma-received-buffer-leaks").factory());
+
+    private static final int LENT = 0;
+    private static final int RETAINED = 1;
+    private static final int RELEASED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ReceivedBuffer.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final ReceiveContainer container;
+    private final String queuePair;
+    private final MemorySegment buffer;
+    private final int length;
+    private final boolean hasImmediateData;
+    private final int immediateData;
+    private final int bufferIndex;
+    private final int receivedIn;
+    private volatile int state = LENT;
+    /** Closed by release: every payload segment handed out is bound to it. */
+    private @Nullable Arena scope;
+    private @Nullable MemorySegment payload;
+    private @Nullable Retained retained;
+
+    ReceivedBuffer(ReceiveContainer container, String queuePair, MemorySegment buffer, int length,
+                   boolean hasImmediateData, int immediateData, int bufferIndex, int receivedIn) {
+        this.container = container;
+        this.queuePair = queuePair;
+        this.buffer = buffer;
+        this.length = length;
+        this.hasImmediateData = hasImmediateData;
+        this.immediateData = immediateData;
+        this.bufferIndex = bufferIndex;
+        this.receivedIn = receivedIn;
+    }
+
+    /** The queue pair the message came in on, and a reply goes out on. */
+    @Override
+    public String queuePair() {
+        return queuePair;
+    }
+
+    @Override
+    public boolean hasImmediateData() {
+        return hasImmediateData;
+    }
+
+    /** The immediate data the sender attached; 0 when {@link #hasImmediateData()} is false. */
+    @Override
+    public int immediateData() {
+        return immediateData;
+    }
+
+    /** How many bytes were received: the payload's size. */
+    public int length() {
+        return length;
+    }
+
+    /**
+     * The received bytes, in the receive buffer itself; valid until {@link #release()}.
+     *
+     * @throws IllegalStateException when the buffer was released
+     */
+    public MemorySegment payload() {
+        MemorySegment current = payload;
+        if (state == RELEASED || current == null) {
+            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair + "' was"
+                    + " released, and may hold another message by now; copy what you need before releasing it");
+        }
+        return current;
+    }
+
+    /**
+     * Takes the buffer over: the listener no longer releases it when the method returns, and
+     * whoever holds it must {@link #release()} it, from any thread. Call it on the invocation's
+     * thread, before the method returns; the payload segment taken before is closed, and
+     * {@link #payload()} gives one usable from any thread.
+     *
+     * @throws IllegalStateException when the buffer was already retained or released
+     */
+    public ReceivedBuffer retain() {
+        if (state != LENT) {
+            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair + "' was already "
+                    + (state == RETAINED ? "retained" : "released"));
+        }
+        lentScope().close(); // a thread other than the invocation's fails here, and nothing changed
+        Arena shared = Arena.ofShared();
+        Retained owner = new Retained(shared, container, queuePair, bufferIndex, receivedIn);
+        payload = buffer.reinterpret(length, shared, null);
+        scope = shared;
+        retained = owner;
+        owner.cleanable = LEAKS.register(this, owner);
+        container.retained(owner);
+        state = RETAINED;
+        return this;
+    }
+
+    /**
+     * Gives the buffer back, to be posted to the receive queue again; every payload segment of this
+     * message becomes inaccessible. Does nothing when it was released already. Before
+     * {@link #retain()}, only the invocation's thread may release it.
+     */
+    public void release() {
+        int current = state;
+        if (current == LENT) {
+            lentScope().close(); // a thread other than the invocation's fails here, and nothing changed
+            state = RELEASED;
+            container.returned(bufferIndex, receivedIn);
+        } else if (current == RETAINED && STATE.compareAndSet(this, RETAINED, RELEASED)) {
+            Retained owner = retained;
+            if (owner != null) {
+                owner.released = true;
+                owner.cleanable.clean();
+            }
+        }
+    }
+
+    /** {@link #release()}, for try-with-resources. */
+    @Override
+    public void close() {
+        release();
+    }
+
+    private Arena lentScope() {
+        Arena lent = scope;
+        if (lent == null) {
+            throw new IllegalStateException("the invocation for this message of queue pair '" + queuePair
+                    + "' has not started");
+        }
+        return lent;
+    }
+
+    @Override
+    void start() {
+        Arena lent = Arena.ofConfined();
+        payload = buffer.reinterpret(length, lent, null);
+        scope = lent;
+    }
+
+    @Override
+    void finish() {
+        if (state == LENT) {
+            release();
+        }
+    }
+
+    /** A copy, with no payload when the method released the buffer before failing. */
+    @Override
+    ReceivedMessage message() {
+        MemorySegment current = payload;
+        byte[] bytes = state == RELEASED || current == null ? NO_BYTES : current.toArray(ValueLayout.JAVA_BYTE);
+        return new ReceivedMessage(queuePair, bytes, hasImmediateData, immediateData);
+    }
+
+    /**
+     * What gives a retained buffer back: its release, or else the cleaner once the buffer is
+     * unreachable; and what {@link #revoke()}s its payload when the listener stops first.
+     */
+    static final class Retained implements Runnable {
+
+        private final Arena scope;
+        private final ReceiveContainer container;
+        private final String queuePair;
+        private final int bufferIndex;
+        private final int receivedIn;
+        private volatile boolean released;
+        private Cleaner.@Nullable Cleanable cleanable;
+
+        private Retained(Arena scope, ReceiveContainer container, String queuePair, int bufferIndex,
+                         int receivedIn) {
+            this.scope = scope;
+            this.container = container;
+            this.queuePair = queuePair;
+            this.bufferIndex = bufferIndex;
+            this.receivedIn = receivedIn;
+        }
+
+        @Override
+        public void run() {
+            if (!released) {
+                logger.error("A retained ReceivedBuffer of queue pair '" + queuePair + "' became unreachable without"
+                        + " being released: its receive buffer was missing from the pool until now; release"
+                        + " retained buffers when done with them");
+            }
+            closeScope();
+            container.returned(bufferIndex, receivedIn);
+            container.forget(this);
+        }
+
+        /** The listener stops while the buffer is still retained: its memory is about to be freed with its pool. */
+        void revoke() {
+            logger.error("A retained ReceivedBuffer of queue pair '" + queuePair + "' was still held when its listener"
+                    + " stopped; its payload is no longer accessible");
+            closeScope();
+        }
+
+        private void closeScope() {
+            try {
+                scope.close();
+            } catch (IllegalStateException alreadyClosed) {
+                // revoked at stop, released afterwards: nothing left to close
+            }
+        }
+    }
+}
