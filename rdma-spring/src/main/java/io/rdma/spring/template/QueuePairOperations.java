@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  * is signaled, so each one's completion finds its future here (on the send CQ's poller thread),
  * releases its buffer and completes.
  *
- * <p>An operation that finds the send queue full waits in a queue of its own: no thread is held
- * for it, and it leases no buffer until it is posted. Waiting operations are posted, oldest
+ * <p>An operation that finds the send queue full, or every buffer of the pool leased (the pool may
+ * be shared with receives and with messages listeners hold), waits in a queue of its own: no
+ * thread is held for it, and it leases no buffer until it is posted. Waiting operations are posted, oldest
  * first, whenever room may have appeared: after each send completion of the QP (the poll that
  * took it freed its slot), before each new operation, and when the oldest one's send-timeout
  * passes; those that waited longer than that then fail with a {@link SendQueueFullException}. A
@@ -251,7 +252,8 @@ final class QueuePairOperations {
 
     /**
      * Posts {@code operation}, or fails it (into {@code failed}) when the post is refused; false
-     * only when the send queue has no room, and then nothing was leased or posted. Under the lock.
+     * only when the send queue has no room or the pool no free buffer, and then nothing was leased or
+     * posted. Under the lock.
      */
     private boolean postUnlessFull(Operation operation, List<Failed> failed) {
         if (operation.result().isDone()) {
@@ -263,10 +265,13 @@ final class QueuePairOperations {
         }
         PooledBuffer buffer;
         try {
-            buffer = pool.lease();
+            buffer = pool.tryLease();
         } catch (RuntimeException e) {
             failed.add(new Failed(operation, e));
             return true;
+        }
+        if (buffer == null) {
+            return false; // every buffer is leased: wait for one as for a slot, not fail at once
         }
         long wrId = WR_ID_TAG | buffer.index();
         inFlight.set(buffer.index(), operation);
@@ -321,7 +326,8 @@ final class QueuePairOperations {
                 }
                 waiting.poll();
                 failed.add(new Failed(oldest.operation(), new SendQueueFullException(oldest.operation().name(), name,
-                        qp.outstandingSends(), qp.capabilities().maxSendWr(), sendTimeout.limit(),
+                        qp.outstandingSends(), qp.capabilities().maxSendWr(), pool.leasedCount(), pool.capacity(),
+                        sendTimeout.limit(),
                         sendTimeout.property())));
             }
         } finally {

@@ -2,6 +2,8 @@ package io.rdma.spring.template;
 
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
 
 import java.nio.charset.StandardCharsets;
@@ -23,7 +25,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * A full send queue makes the template wait for room, not fail: operations beyond max-send-wr
  * are posted, in the order they were made, as completions free slots, and fail with a
- * {@link SendQueueFullException} only after the queue pair's send-timeout.
+ * {@link SendQueueFullException} only after the queue pair's send-timeout; a memory pool with every
+ * buffer leased is waited for the same way.
  */
 class RdmaTemplateBackPressureTests {
 
@@ -107,6 +110,61 @@ class RdmaTemplateBackPressureTests {
             assertThat(unanswered).as("the sends holding the queue still wait for the peer").noneMatch(
                     CompletableFuture::isDone);
         });
+    }
+
+    /**
+     * The client sends from the pool its peer receives into: with every buffer leased (here by the
+     * test, as by messages a zero-copy listener holds) a send waits for a buffer as for a slot,
+     * and is posted, in order, once buffers are back.
+     */
+    @Test
+    void aSendThatFindsEveryBufferOfItsPoolLeasedWaitsAndIsPostedOnceBuffersReturn() {
+        RdmaContextRunners.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            List<PooledBuffer> held = leaseEveryFreeBuffer(context.getBean("buffers", MemoryPool.class));
+
+            CompletableFuture<Void> waiting = template.send("client", "first".getBytes(StandardCharsets.UTF_8));
+            Thread.sleep(300);
+            assertThat(waiting).as("neither posted nor failed while no buffer is free").isNotDone();
+
+            held.forEach(PooledBuffer::close);
+            CompletableFuture<Void> next = template.send("client", "second".getBytes(StandardCharsets.UTF_8));
+
+            CompletableFuture.allOf(waiting, next).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(context.getBean(Sink.class).awaitMessages(2)).containsExactly("first", "second");
+        });
+    }
+
+    @Test
+    void aSendThatFindsNoFreeBufferWithinTheSendTimeoutFailsNamingThePool() {
+        RdmaContextRunners.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class)
+                .withPropertyValues(CLIENT + ".send-timeout=100ms").run(context -> {
+            assertThat(context).hasNotFailed();
+            MemoryPool pool = context.getBean("buffers", MemoryPool.class);
+            List<PooledBuffer> held = leaseEveryFreeBuffer(pool);
+
+            CompletableFuture<Void> starved = context.getBean(RdmaTemplate.class).send("client", new byte[] {1});
+
+            Throwable failure = catchThrowable(() -> starved.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            SendQueueFullException noBuffer = RdmaContextRunners.cause(failure, SendQueueFullException.class);
+            assertThat(noBuffer).hasMessageContaining("queue pair 'client'")
+                    .hasMessageContaining("every buffer of its memory pool leased: " + pool.capacity() + " of "
+                            + pool.capacity())
+                    .hasMessageContaining(CLIENT + ".send-timeout");
+            assertThat(noBuffer.leasedBuffers()).isEqualTo(pool.capacity());
+            assertThat(noBuffer.poolBuffers()).isEqualTo(pool.capacity());
+            held.forEach(PooledBuffer::close);
+        });
+    }
+
+    private static List<PooledBuffer> leaseEveryFreeBuffer(MemoryPool pool) {
+        List<PooledBuffer> held = new ArrayList<>();
+        for (PooledBuffer buffer = pool.tryLease(); buffer != null; buffer = pool.tryLease()) {
+            held.add(buffer);
+        }
+        assertThat(pool.leasedCount()).isEqualTo(pool.capacity());
+        return held;
     }
 
     /** Receives on the sink's peers, one message at a time, in the order they arrive. */
