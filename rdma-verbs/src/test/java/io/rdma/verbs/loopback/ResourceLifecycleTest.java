@@ -7,6 +7,7 @@ import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.FlowCounters;
@@ -23,6 +24,7 @@ import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsResource;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -216,5 +218,17 @@ class ResourceLifecycleTest {
             second.close();
         }
         assertThat(second.isClosed()).isTrue();
+    }
+
+    @Test
+    void aDeviceOfAClosedListOpensNothing() {
+        Verbs verbs = fabric.verbs();
+        Device device = fabric.context().device();
+        verbs.close();
+
+        assertThatExceptionOfType(ResourceClosedException.class).isThrownBy(device::open);
+
+        assertThat(verbs.liveObjects()).as("objects the provider holds after the refused open")
+                .allSatisfy((kind, count) -> assertThat(count).as(kind.name()).isZero());
     }
 }
