@@ -4,6 +4,9 @@ import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code struct ibv_comp_cntr}: aggregate completion and error counts of the QPs it is
@@ -16,12 +19,20 @@ import java.util.List;
  * ibv_qp_attach_comp_cntr(3)).
  *
  * <p>Thread-safe: counts are updated atomically by the device or provider; a set racing updates
- * loses them, as the man page warns.
+ * loses them, as the man page warns. Reads, sets and increments racing a close either finish
+ * before the counter is destroyed or throw {@link ResourceClosedException}: a hardware counter's
+ * memory is freed by {@code ibv_destroy_comp_cntr}.
  */
 public final class CompletionCounter extends VerbsResource {
 
     private final CompletionCounterHandle handle;
     private final List<QueuePair> attachedTo = new ArrayList<>();
+    /**
+     * The accessors hold it shared and the destroy exclusively, so that no read or update is
+     * inside the provider when the counter is destroyed. Completions are counted by the
+     * provider on its own, without it: the completion path never takes this lock.
+     */
+    private final ReadWriteLock uses = new ReentrantReadWriteLock();
 
     CompletionCounter(DeviceContext context, CompletionCounterHandle handle) {
         super(ResourceKind.COMPLETION_COUNTER, context, handle, List.of(context));
@@ -31,21 +42,33 @@ public final class CompletionCounter extends VerbsResource {
     /**
      * Successful completions counted so far: a u64, read it with {@link Unsigned64}.
      *
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long completions() {
-        ensureOpen();
-        return handle.completions();
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            return handle.completions();
+        } finally {
+            use.unlock();
+        }
     }
 
     /**
      * Completions in error counted so far: a u64, read it with {@link Unsigned64}.
      *
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long errors() {
-        ensureOpen();
-        return handle.errors();
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            return handle.errors();
+        } finally {
+            use.unlock();
+        }
     }
 
     /**
@@ -53,11 +76,17 @@ public final class CompletionCounter extends VerbsResource {
      *
      * @throws VerbsException EINVAL when {@code value} is above {@link #maxValue()}; the errno
      *         {@code ibv_set_comp_cntr} fails with
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setCompletions(long value) {
-        ensureOpen();
-        handle.setCompletions(value);
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            handle.setCompletions(value);
+        } finally {
+            use.unlock();
+        }
     }
 
     /**
@@ -65,33 +94,51 @@ public final class CompletionCounter extends VerbsResource {
      *
      * @throws VerbsException EINVAL when {@code value} is above {@link #maxValue()}; the errno
      *         {@code ibv_set_err_comp_cntr} fails with
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setErrors(long value) {
-        ensureOpen();
-        handle.setErrors(value);
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            handle.setErrors(value);
+        } finally {
+            use.unlock();
+        }
     }
 
     /**
      * {@code ibv_inc_comp_cntr}.
      *
      * @throws VerbsException the errno {@code ibv_inc_comp_cntr} fails with
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementCompletions(long amount) {
-        ensureOpen();
-        handle.incrementCompletions(amount);
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            handle.incrementCompletions(amount);
+        } finally {
+            use.unlock();
+        }
     }
 
     /**
      * {@code ibv_inc_err_comp_cntr}.
      *
      * @throws VerbsException the errno {@code ibv_inc_err_comp_cntr} fails with
-     * @throws ResourceClosedException when the counter is closed
+     * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementErrors(long amount) {
-        ensureOpen();
-        handle.incrementErrors(amount);
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            handle.incrementErrors(amount);
+        } finally {
+            use.unlock();
+        }
     }
 
     /** {@code comp_count_max_value}, a u64 ({@link Unsigned64#MAX} for the full range): one past it wraps to zero. */
@@ -125,7 +172,14 @@ public final class CompletionCounter extends VerbsResource {
 
     @Override
     void destroyHandle() {
-        handle.destroy();
+        Lock destroy = uses.writeLock();
+        destroy.lock();
+        try {
+            handle.destroy();
+            markClosed();
+        } finally {
+            destroy.unlock();
+        }
     }
 
     @Override

@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * An established connection of one QP through the connection manager. It depends on its QP,
  * so closing the QP (or its context) closes the connection first. Closing it moves the QP to
  * ERR (what is outstanding is flushed), disconnects ({@code rdma_disconnect}) and releases
- * the connection manager's id. Nothing depends on a connection.
+ * the connection manager's id; a failure of one of these steps is thrown after the others
+ * ran, with the connection closed all the same. Nothing depends on a connection.
  *
  * <p>Thread-safe.
  */
@@ -56,13 +57,33 @@ public final class Connection extends VerbsResource {
         handle.onPeerDisconnect(() -> listener.accept(this));
     }
 
+    /**
+     * Moves the QP to ERR, then disconnects and releases the id. A failure of either step does
+     * not stop the other, and the connection is closed all the same: the provider releases the
+     * id even when {@code rdma_disconnect} fails, so nothing is left to use or to close again.
+     * The first failure is thrown afterwards ({@link VerbsResource#close()}).
+     */
     @Override
     void destroyHandle() {
+        RuntimeException failure = null;
         try {
             // the connection manager does not own the QP, so it is this side that flushes it
             queuePair.toError();
-        } finally {
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        try {
             handle.disconnect();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
+        }
+        markClosed();
+        if (failure != null) {
+            throw failure;
         }
     }
 

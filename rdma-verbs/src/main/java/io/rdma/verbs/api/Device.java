@@ -40,12 +40,11 @@ public final class Device {
      * @throws VerbsException ENOENT when the device node or driver is missing, EACCES when this
      *         process may not open {@code /dev/infiniband/uverbsN}, ENOMEM when the kernel is short of
      *         memory (verbs manual §2.2); see {@link #hostAccess()}
-     * @throws ResourceClosedException when the {@link Verbs} it was listed by is closed
+     * @throws ResourceClosedException when the {@link Verbs} it was listed by is closed (or its
+     *         close has begun); nothing is opened then
      */
     public DeviceContext open() {
-        DeviceContext context = new DeviceContext(this, handle.open());
-        verbs.opened(context);
-        return context;
+        return verbs.open(this, handle);
     }
 
     Verbs verbs() {

@@ -2,7 +2,11 @@ package io.rdma.verbs.api;
 
 import io.rdma.verbs.spi.CountersHandle;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code struct ibv_counters} (flow counters): counter points attached at indexes, each
@@ -14,11 +18,14 @@ import java.util.List;
  * open; ibv_create_counters(3) only asks that they be detached first.
  *
  * <p>Thread-safe: attaches are serialized with the context's creations and closes; reads may
- * come from any thread.
+ * come from any thread, and a read racing a close either finishes before the counters are
+ * destroyed or throws {@link ResourceClosedException}.
  */
 public final class FlowCounters extends VerbsResource {
 
     private final CountersHandle handle;
+    /** Reads hold it shared and the destroy exclusively, so that no read is inside the provider at the destroy. */
+    private final ReadWriteLock uses = new ReentrantReadWriteLock();
 
     FlowCounters(DeviceContext context, CountersHandle handle) {
         super(ResourceKind.FLOW_COUNTERS, context, handle, List.of(context));
@@ -54,24 +61,28 @@ public final class FlowCounters extends VerbsResource {
      * {@code ibv_read_counters}: the value at each index defined so far, u64s (read them with {@link Unsigned64}).
      *
      * @throws VerbsException the errno {@code ibv_read_counters} fails with
-     * @throws ResourceClosedException when the counters are closed
+     * @throws ResourceClosedException when the counters are closed, before or while this is called
      */
     public long[] read() {
-        ensureOpen();
         long[] values = new long[64];
-        int defined = handle.read(values);
-        return java.util.Arrays.copyOf(values, defined);
+        return Arrays.copyOf(values, read(values));
     }
 
     /**
      * {@code ibv_read_counters} into a caller's array, without allocating; returns the indexes defined.
      *
      * @throws VerbsException the errno {@code ibv_read_counters} fails with
-     * @throws ResourceClosedException when the counters are closed
+     * @throws ResourceClosedException when the counters are closed, before or while this is called
      */
     public int read(long[] values) {
-        ensureOpen();
-        return handle.read(values);
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            return handle.read(values);
+        } finally {
+            use.unlock();
+        }
     }
 
     CountersHandle countersHandle() {
@@ -81,7 +92,14 @@ public final class FlowCounters extends VerbsResource {
 
     @Override
     void destroyHandle() {
-        handle.destroy();
+        Lock destroy = uses.writeLock();
+        destroy.lock();
+        try {
+            handle.destroy();
+            markClosed();
+        } finally {
+            destroy.unlock();
+        }
     }
 
     @Override

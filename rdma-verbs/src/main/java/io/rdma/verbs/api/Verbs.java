@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The entry point: a chosen provider and its device list ({@code ibv_get_device_list}).
@@ -36,6 +39,12 @@ public final class Verbs implements AutoCloseable {
     private final ProviderSession session;
     private final List<Device> devices;
     private final List<DeviceContext> openContexts = new CopyOnWriteArrayList<>();
+    /**
+     * Opens hold it shared and {@link #close()} exclusively while it marks the list closed, so
+     * that a close neither misses a context being opened nor frees the list under an
+     * {@code ibv_open_device} that uses it.
+     */
+    private final ReadWriteLock openLock = new ReentrantReadWriteLock();
     private volatile boolean closed;
 
     private Verbs(String providerName, String selectionReason, ProviderSession session) {
@@ -173,9 +182,21 @@ public final class Verbs implements AutoCloseable {
         return session.extension(type);
     }
 
-    void opened(DeviceContext context) {
-        ensureOpen();
-        openContexts.add(context);
+    /**
+     * Opens {@code handle} for {@code device}, refusing before the provider opens anything when
+     * this list is closed, so that no context is opened only to be leaked.
+     */
+    DeviceContext open(Device device, DeviceHandle handle) {
+        Lock shared = openLock.readLock();
+        shared.lock();
+        try {
+            ensureOpen();
+            DeviceContext context = new DeviceContext(device, handle.open());
+            openContexts.add(context);
+            return context;
+        } finally {
+            shared.unlock();
+        }
     }
 
     void closed(DeviceContext context) {
@@ -191,15 +212,24 @@ public final class Verbs implements AutoCloseable {
     /**
      * Closes every context opened from this list ({@code ibv_close_device}), each cascading to
      * its resources ({@link DeviceContext}), then frees the list. A context that fails to close
-     * does not stop the others or the freeing; idempotent.
+     * does not stop the others or the freeing; idempotent. From its start, {@link Device#open()}
+     * on a device of this list is refused; an open already under way finishes first, and its
+     * context is closed with the others.
      *
      * @throws VerbsException the first failure of a context's close ({@link VerbsResource#close()}),
      *         after the list is freed all the same
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        Lock exclusive = openLock.writeLock();
+        exclusive.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        } finally {
+            exclusive.unlock();
         }
         RuntimeException failure = null;
         for (DeviceContext context : openContexts) {
@@ -209,7 +239,6 @@ public final class Verbs implements AutoCloseable {
                 failure = failure == null ? e : failure;
             }
         }
-        closed = true;
         session.close();
         if (failure != null) {
             throw failure;

@@ -86,7 +86,9 @@ public abstract class VerbsResource implements AutoCloseable {
 
     /**
      * Destroys the provider object. Implementations take their own data-path lock so that a
-     * concurrent post or poll either finishes first or sees the resource closed.
+     * concurrent post or poll either finishes first or sees the resource closed. One that fails
+     * after the provider object is gone (a step of it failed) calls {@link #markClosed()} before
+     * it throws; one that throws without it was refused, and the object is still there.
      */
     abstract void destroyHandle();
 
@@ -98,15 +100,23 @@ public abstract class VerbsResource implements AutoCloseable {
     /**
      * Destroys this resource after every resource that depends on it, in libibverbs' order:
      * unlike {@code ibv_dealloc_pd} and the other destroy verbs, which refuse a parent with live
-     * children (EBUSY), a close cascades. Idempotent. If the provider refuses a destroy (for
-     * example EBUSY for a completion counter still attached to a QP) the exception propagates:
-     * the resources destroyed before it stay destroyed, the refusing one and the rest, this one
-     * included, stay open. The class of each resource says what depends on it.
+     * children (EBUSY), a close cascades. Idempotent. The class of each resource says what
+     * depends on it.
      *
-     * @throws VerbsException when the provider refuses to destroy this resource or a dependent:
+     * <p>A failing step never stops the cascade: every dependent is destroyed, then this
+     * resource, and only then is the first failure thrown, with the later ones
+     * {@linkplain Throwable#addSuppressed suppressed}. A dependent whose destroy failed is closed
+     * all the same, since its parent is about to go and nothing may reach the provider object
+     * through it any more (the provider's {@link Verbs#liveObjects() census} may still count an
+     * object it refused to destroy). This resource's own destroy is the exception: when the
+     * provider refuses it (for example EBUSY for a completion counter still attached to an open
+     * QP) it stays open, so that the close can be tried again once the cause is gone.
+     *
+     * @throws VerbsException when the provider fails to destroy this resource or a dependent:
      *         EBUSY for a {@link CompletionCounter} still attached to an open QP or
      *         {@link FlowCounters} still bound to an open flow; otherwise the errno the destroy
-     *         verb returns
+     *         verb (or a step of it, such as a {@link Connection}'s move of its QP to ERR) fails
+     *         with; thrown after every other resource of the cascade was destroyed
      */
     @Override
     public final void close() {
@@ -119,10 +129,14 @@ public abstract class VerbsResource implements AutoCloseable {
             collectDependents(this, doomed);
             List<VerbsResource> order = new ArrayList<>(doomed);
             order.sort(DESTROY_ORDER);
+            RuntimeException failure = null;
             for (VerbsResource resource : order) {
-                resource.destroyOne();
+                failure = firstOf(failure, resource.destroyOne(true));
             }
-            destroyOne();
+            failure = firstOf(failure, destroyOne(false));
+            if (failure != null) {
+                throw failure;
+            }
         } finally {
             context.lifecycleLock().unlock();
         }
@@ -136,16 +150,42 @@ public abstract class VerbsResource implements AutoCloseable {
         }
     }
 
-    private void destroyOne() {
-        if (closed) {
-            return;
+    private static @Nullable RuntimeException firstOf(@Nullable RuntimeException first,
+                                                      @Nullable RuntimeException next) {
+        if (first == null) {
+            return next;
         }
-        destroyHandle();
+        if (next != null) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    /**
+     * Destroys the provider object and forgets this resource; returns what failed instead of
+     * throwing it, so that the cascade goes on. A destroy that threw before its resource was
+     * marked closed was refused by the provider: unless {@code closeWhenRefused} (a dependent
+     * whose parent goes next), the resource stays open for another try.
+     */
+    private @Nullable RuntimeException destroyOne(boolean closeWhenRefused) {
+        if (closed) {
+            return null;
+        }
+        RuntimeException failure = null;
+        try {
+            destroyHandle();
+        } catch (RuntimeException e) {
+            failure = e;
+            if (!closed && !closeWhenRefused) {
+                return failure;
+            }
+        }
         closed = true;
         for (VerbsResource parent : parents) {
             parent.dependents.remove(this);
         }
         context.forget(this);
+        return failure;
     }
 
     @Override

@@ -11,6 +11,14 @@ public interface ChannelHandle {
      */
     @Nullable CqHandle awaitEvent(long timeoutNanos) throws InterruptedException;
 
-    /** {@code ibv_destroy_comp_channel}. */
+    /**
+     * Ends every wait on this channel, those under way and those to come: {@link #awaitEvent}
+     * returns {@code null} promptly (a wait blocked in the kernel within one of its poll slices)
+     * instead of waiting out its timeout. Called when the channel is closed, before
+     * {@link #destroy()}, which the caller runs only once no thread is left inside {@link #awaitEvent}.
+     */
+    void shutdown();
+
+    /** {@code ibv_destroy_comp_channel}; never called while a thread is inside {@link #awaitEvent}. */
     void destroy();
 }

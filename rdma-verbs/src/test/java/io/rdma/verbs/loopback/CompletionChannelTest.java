@@ -11,6 +11,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,5 +100,32 @@ class CompletionChannelTest {
         VerbsErrors.expectFailure("ibv_get_cq_event", Errno.EINVAL,
                 () -> polledOnly.awaitCompletions(new CompletionBatch(1), Duration.ofMillis(10)));
         VerbsErrors.expectFailure("ibv_req_notify_cq", Errno.EINVAL, () -> polledOnly.requestNotify(false));
+    }
+
+    @Test
+    void closingTheChannelWakesAThreadWaitingOnItWithResourceClosed() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            CompletionChannel waited = fabric.context().createCompletionChannel();
+            long start = System.nanoTime();
+
+            Throwable ended = CloseRace.closeWhileBlocked(waited, () -> waited.awaitEvent(Duration.ofMinutes(10)));
+
+            assertThat(ended).as("round %d", round).isInstanceOf(ResourceClosedException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the close does not wait out the wait")
+                    .isLessThan(LoopbackFabric.WAIT);
+            assertThat(waited.isClosed()).isTrue();
+        }
+    }
+
+    @Test
+    void closingTheContextWakesAThreadAwaitingCompletions() throws Exception {
+        CompletionBatch batch = new CompletionBatch(4);
+
+        Throwable ended = CloseRace.closeWhileBlocked(fabric.context(),
+                () -> waitedOn.awaitCompletions(batch, Duration.ofMinutes(10)));
+
+        assertThat(ended).isInstanceOf(ResourceClosedException.class);
+        assertThat(channel.isClosed()).isTrue();
+        assertThat(waitedOn.isClosed()).isTrue();
     }
 }

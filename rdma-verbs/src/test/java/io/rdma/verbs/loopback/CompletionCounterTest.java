@@ -10,6 +10,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
@@ -189,6 +190,23 @@ class CompletionCounterTest {
 
         assertThat(counter.isClosed()).isFalse();
         assertThat(counter.completions()).isZero();
+    }
+
+    @Test
+    void readsSetsAndIncrementsRacingACloseEndWithResourceClosed() throws Exception {
+        requireCounters();
+        for (int round = 0; round < 200; round++) {
+            CompletionCounter counter = fabric.context().createCompletionCounter();
+
+            Throwable ended = CloseRace.closeWhileUsed(counter, () -> {
+                counter.incrementCompletions(1);
+                counter.completions();
+                counter.setErrors(0);
+                counter.errors();
+            });
+
+            assertThat(ended).as("round %d", round).isInstanceOf(ResourceClosedException.class);
+        }
     }
 
     @Test

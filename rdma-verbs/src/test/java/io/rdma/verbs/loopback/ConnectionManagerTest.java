@@ -13,6 +13,7 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -112,6 +113,29 @@ class ConnectionManagerTest {
         assertThat(serverSide.isClosed()).isFalse();
         assertThat(listener.isClosed()).isFalse();
         // the fixture's context close takes the listener and the server side with it; afterEach checks the census
+    }
+
+    @Test
+    void aConnectionWhoseQueuePairFailsToMoveToErrorIsClosedAndSoIsTheRestOfTheCascade() throws Exception {
+        FabricControl control = fabric.fabricControl();
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1);
+        Future<Optional<Connection>> accepted = server.submit(() ->
+                listener.accept(serverQp, new byte[0], LoopbackFabric.WAIT));
+        Connection client = cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()),
+                clientQp, new byte[0], LoopbackFabric.WAIT);
+        Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow();
+        control.failNextVerb(fabric.deviceName(), "ibv_modify_qp", Errno.EIO);
+
+        VerbsErrors.expectFailure("ibv_modify_qp", Errno.EIO, clientQp::close);
+
+        assertThat(client.isClosed()).as("the connection was released all the same").isTrue();
+        assertThat(clientQp.isClosed()).as("the QP's close went on past its connection").isTrue();
+        assertThatExceptionOfType(ResourceClosedException.class).isThrownBy(client::peerPrivateData);
+        assertThat(serverSide.isClosed()).isFalse();
+        // afterEach closes the rest and requires the provider to hold nothing: the id was released
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
@@ -144,6 +145,19 @@ class FlowCounterTest {
         counters.close();
         assertThat(fabric.verbs().liveObjects()).containsEntry(ResourceKind.FLOW, 0L)
                 .containsEntry(ResourceKind.FLOW_COUNTERS, 0L);
+    }
+
+    @Test
+    void readsRacingACloseEndWithResourceClosed() throws Exception {
+        openEthernetDeviceWithFlowCounters();
+        for (int round = 0; round < 200; round++) {
+            FlowCounters counters = fabric.context().createFlowCounters();
+            counters.attach(CounterDescription.PACKETS, 0);
+
+            Throwable ended = CloseRace.closeWhileUsed(counters, counters::read);
+
+            assertThat(ended).as("round %d", round).isInstanceOf(ResourceClosedException.class);
+        }
     }
 
     @Test

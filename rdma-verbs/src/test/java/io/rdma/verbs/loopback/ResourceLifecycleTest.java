@@ -5,14 +5,17 @@ import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionChannel;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.CompletionQueueOptions;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.FlowCounters;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.ProtectionDomain;
+import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairType;
@@ -23,7 +26,10 @@ import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.SharedReceiveQueue;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.api.VerbsResource;
+import io.rdma.verbs.provider.simulated.FabricControl;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -216,5 +222,55 @@ class ResourceLifecycleTest {
             second.close();
         }
         assertThat(second.isClosed()).isTrue();
+    }
+
+    @Test
+    void aDeviceOfAClosedListOpensNothing() {
+        Verbs verbs = fabric.verbs();
+        Device device = fabric.context().device();
+        verbs.close();
+
+        assertThatExceptionOfType(ResourceClosedException.class).isThrownBy(device::open);
+
+        assertThat(verbs.liveObjects()).as("objects the provider holds after the refused open")
+                .allSatisfy((kind, count) -> assertThat(count).as(kind.name()).isZero());
+    }
+
+    @Test
+    void aDependentThatFailsToCloseLeavesNeitherItsSiblingsNorItsParentsOpen() {
+        // a device of its own: the CQ the provider refuses to destroy stays in its census
+        try (Verbs verbs = Verbs.open(ProviderKind.SIMULATED)) {
+            DeviceContext context = verbs.devices().getFirst().open();
+            CompletionChannel channel = context.createCompletionChannel();
+            CompletionQueue older = context.createCompletionQueue(CompletionQueueOptions.of(8).withChannel(channel));
+            CompletionQueue newer = context.createCompletionQueue(CompletionQueueOptions.of(8).withChannel(channel));
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            verbs.extension(FabricControl.class).orElseThrow()
+                    .failNextVerb(context.deviceName(), "ibv_destroy_cq", Errno.EIO);
+
+            // newest first: the newer CQ is refused, the older one and everything else still go
+            VerbsException failure = VerbsErrors.expectFailure("ibv_destroy_cq", Errno.EIO, context::close);
+
+            assertThat(failure.getSuppressed()).isEmpty();
+            assertThat(List.of(newer, older, channel, pd, context)).allSatisfy(
+                    resource -> assertThat(resource.isClosed()).as(resource.toString()).isTrue());
+            assertThat(context.openResources()).allSatisfy((kind, count) -> assertThat(count).as(kind.name())
+                    .isZero());
+            assertThatExceptionOfType(ResourceClosedException.class)
+                    .isThrownBy(() -> newer.poll(new CompletionBatch(1)));
+        }
+    }
+
+    @Test
+    void aResourceWhoseOwnDestroyIsRefusedStaysOpenForAnotherTry() {
+        FabricControl control = fabric.fabricControl();
+        CompletionQueue cq = fabric.completionQueue(8);
+        control.failNextVerb(fabric.deviceName(), "ibv_destroy_cq", Errno.EIO);
+
+        VerbsErrors.expectFailure("ibv_destroy_cq", Errno.EIO, cq::close);
+
+        assertThat(cq.isClosed()).isFalse();
+        cq.close();
+        assertThat(cq.isClosed()).isTrue();
     }
 }

@@ -14,6 +14,8 @@ final class EventDescriptor {
 
     /** Longest single poll(2), so an interrupt or a stop is noticed promptly. */
     private static final int SLICE_MILLIS = 100;
+    /** {@link #SLICE_MILLIS} in nanoseconds, for callers that wait one slice at a time. */
+    static final long SLICE_NANOS = SLICE_MILLIS * 1_000_000L;
 
     private final MemorySegment pollfd;
     private final MemorySegment callState;

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * costs one system call, as perftest's blocking read does), and only when that says EAGAIN
  * waits with {@code poll(2)} and reads again. A wait allocates nothing: the out-pointers and
  * the poll and errno memory are the channel's, so waiters take turns (a waiter that cannot
- * get its turn before its timeout times out).
+ * get its turn before its timeout times out). A {@link #shutdown()} ends the waits within one
+ * poll slice.
  */
 final class NativeChannel implements ChannelHandle {
 
@@ -45,6 +46,8 @@ final class NativeChannel implements ChannelHandle {
     private final MemorySegment cqContextOut;
     /** The CQs created on this channel, to map an event's CQ address to its handle; copy-on-write. */
     private volatile NativeCq[] cqs = new NativeCq[0];
+    /** Set by {@link #shutdown()}: waits end, each within one poll slice. */
+    private volatile boolean shutdown;
 
     NativeChannel(NativeContext context, MemorySegment channel) {
         this.context = context;
@@ -80,7 +83,7 @@ final class NativeChannel implements ChannelHandle {
             return null;
         }
         try {
-            while (true) {
+            while (!shutdown) {
                 int errno = descriptor.errnoOf(getCqEvent());
                 if (errno == 0) {
                     return attached(cqOut.get(ValueLayout.ADDRESS, 0).address());
@@ -89,10 +92,16 @@ final class NativeChannel implements ChannelHandle {
                     throw NativeErrors.failure("ibv_get_cq_event", errno, "completion channel of "
                             + context.deviceName());
                 }
-                if (!descriptor.awaitReadable(deadline, "ibv_get_cq_event")) {
+                // one poll slice at a time, so that a shutdown is seen within a slice
+                long now = System.nanoTime();
+                long remaining = deadline - now;
+                boolean lastSlice = remaining <= EventDescriptor.SLICE_NANOS;
+                if (!descriptor.awaitReadable(lastSlice ? deadline : now + EventDescriptor.SLICE_NANOS,
+                        "ibv_get_cq_event") && lastSlice) {
                     return null;
                 }
             }
+            return null;
         } finally {
             waiting.unlock();
         }
@@ -117,6 +126,11 @@ final class NativeChannel implements ChannelHandle {
         }
         throw new IllegalStateException("ibv_get_cq_event returned CQ 0x" + Long.toHexString(address)
                 + ", which was not created on this completion channel of " + context.deviceName());
+    }
+
+    @Override
+    public void shutdown() {
+        shutdown = true;
     }
 
     @Override

@@ -24,8 +24,9 @@ public interface FabricControl {
     void failQueuePair(String device, int qpNumber);
 
     /**
-     * Makes the next call of {@code verb} (for example {@code ibv_create_qp}) on {@code device}
-     * fail with {@code errno}, as a device out of resources would.
+     * Makes the next call of {@code verb} on {@code device} fail with {@code errno}, as a device
+     * out of resources would: the creation verbs ({@code ibv_create_qp} and the like),
+     * {@code ibv_modify_qp}, and {@code ibv_destroy_cq}, which then leaves the CQ in place.
      */
     void failNextVerb(String device, String verb, Errno errno);
 }

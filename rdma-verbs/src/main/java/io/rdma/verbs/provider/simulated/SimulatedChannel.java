@@ -18,6 +18,10 @@ final class SimulatedChannel implements ChannelHandle {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signalled = lock.newCondition();
     private final ArrayDeque<SimulatedCq> events = new ArrayDeque<>();
+    /** Guarded by {@link #lock}. */
+    private boolean shutdown;
+    /** Threads inside {@link #awaitEvent}; guarded by {@link #lock}. */
+    private int waiters;
 
     SimulatedChannel(LiveObjectCensus census) {
         this.census = census;
@@ -36,16 +40,18 @@ final class SimulatedChannel implements ChannelHandle {
     @Override
     public @Nullable CqHandle awaitEvent(long timeoutNanos) throws InterruptedException {
         lock.lock();
+        waiters++;
         try {
             long remaining = timeoutNanos;
-            while (events.isEmpty()) {
+            while (events.isEmpty() && !shutdown) {
                 if (remaining <= 0) {
                     return null;
                 }
                 remaining = signalled.awaitNanos(remaining);
             }
-            return events.poll();
+            return shutdown ? null : events.poll();
         } finally {
+            waiters--;
             lock.unlock();
         }
     }
@@ -61,7 +67,29 @@ final class SimulatedChannel implements ChannelHandle {
     }
 
     @Override
+    public void shutdown() {
+        lock.lock();
+        try {
+            shutdown = true;
+            signalled.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public void destroy() {
+        lock.lock();
+        try {
+            // ibv_destroy_comp_channel closes the fd a native waiter polls and frees what it
+            // reads: the API must never do it under a waiter, and the fabric says so loudly
+            if (waiters > 0) {
+                throw new IllegalStateException("ibv_destroy_comp_channel while " + waiters
+                        + " thread(s) wait on the channel");
+            }
+        } finally {
+            lock.unlock();
+        }
         census.destroyed(ResourceKind.COMPLETION_CHANNEL);
     }
 }

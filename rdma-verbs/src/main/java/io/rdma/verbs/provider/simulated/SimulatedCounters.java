@@ -24,6 +24,7 @@ final class SimulatedCounters implements CountersHandle {
     private final int[] descriptions = new int[MAX_INDEXES];
     private int definedIndexes;
     private int boundFlows;
+    private volatile boolean destroyed;
 
     SimulatedCounters(LiveObjectCensus census) {
         this.census = census;
@@ -72,6 +73,11 @@ final class SimulatedCounters implements CountersHandle {
 
     @Override
     public int read(long[] into) {
+        // ibv_destroy_counters frees what ibv_read_counters reads: the API must never read after
+        // it, and the fabric refuses such a read loudly so that a race with a close shows
+        if (destroyed) {
+            throw new IllegalStateException("ibv_read_counters on destroyed flow counters");
+        }
         int defined;
         synchronized (this) {
             defined = Math.min(definedIndexes, into.length);
@@ -88,6 +94,7 @@ final class SimulatedCounters implements CountersHandle {
             throw Failures.busy("ibv_destroy_counters", "the counters are bound to " + boundFlows + " flow(s)",
                     "destroy the flows first");
         }
+        destroyed = true;
         census.destroyed(ResourceKind.FLOW_COUNTERS);
     }
 }

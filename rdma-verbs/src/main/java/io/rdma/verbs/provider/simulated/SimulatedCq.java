@@ -174,6 +174,7 @@ final class SimulatedCq implements CqHandle {
 
     @Override
     public void destroy() {
+        context.device().checkInjected("ibv_destroy_cq");
         if (channel != null) {
             channel.discard(this);
         }

@@ -108,6 +108,7 @@ final class SimulatedQp implements QpHandle {
     public void modify(QueuePairAttributes changes) {
         sendLock.lock();
         try {
+            pd.device().checkInjected("ibv_modify_qp");
             QueuePairState from = state;
             QpTransitions.check(type, from, changes);
             attributes.apply(changes, type, pd.device());

@@ -41,6 +41,7 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
     private final String deviceName;
     private final Runnable release;
     private final AtomicInteger attachedQps = new AtomicInteger();
+    private volatile boolean destroyed;
 
     private SoftwareCompletionCounter(MemorySegment completions, MemorySegment errors, long maxValue,
                                       CompletionCounterMode mode, String deviceName, Runnable release) {
@@ -139,7 +140,19 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
         increment(errors, amount, "ibv_inc_err_comp_cntr");
     }
 
-    private static long read(MemorySegment word, String field) {
+    /**
+     * A hardware counter's memory is freed at its destroy, so the API must never use a counter
+     * after it; this one's memory outlives it, and it refuses such a use loudly instead, so that
+     * a race between a read and a close shows on the simulated fabric too.
+     */
+    private void checkNotDestroyed(String verb) {
+        if (destroyed) {
+            throw new IllegalStateException(verb + " on a destroyed completion counter of " + deviceName);
+        }
+    }
+
+    private long read(MemorySegment word, String field) {
+        checkNotDestroyed("read of " + field);
         try {
             return (long) WORD.getVolatile(word, 0L);
         } catch (IllegalStateException closed) {
@@ -147,7 +160,8 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
         }
     }
 
-    private static void write(MemorySegment word, long value, String verb) {
+    private void write(MemorySegment word, long value, String verb) {
+        checkNotDestroyed(verb);
         try {
             WORD.setVolatile(word, 0L, value);
         } catch (IllegalStateException closed) {
@@ -156,6 +170,7 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
     }
 
     private void increment(MemorySegment word, long amount, String verb) {
+        checkNotDestroyed(verb);
         try {
             add(word, amount);
         } catch (IllegalStateException closed) {
@@ -188,6 +203,7 @@ public final class SoftwareCompletionCounter implements CompletionCounterHandle 
             throw new VerbsException("ibv_destroy_comp_cntr", Errno.EBUSY, "still attached to " + attached
                     + " QP(s) on " + deviceName, "destroy the QPs first; there is no detach");
         }
+        destroyed = true;
         release.run();
     }
 
