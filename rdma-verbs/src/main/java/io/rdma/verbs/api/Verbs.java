@@ -1,5 +1,6 @@
 package io.rdma.verbs.api;
 
+import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.DeviceHandle;
 import io.rdma.verbs.spi.ProviderAvailability;
 import io.rdma.verbs.spi.ProviderSession;
@@ -191,7 +192,19 @@ public final class Verbs implements AutoCloseable {
         shared.lock();
         try {
             ensureOpen();
-            DeviceContext context = new DeviceContext(device, handle.open());
+            ContextHandle opened = handle.open();
+            DeviceContext context;
+            try {
+                context = new DeviceContext(device, opened);
+            } catch (RuntimeException | Error e) {
+                // The context never became a resource (its async events did not start): close it here, or it leaks.
+                try {
+                    opened.close();
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
             openContexts.add(context);
             return context;
         } finally {
