@@ -6,15 +6,10 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
-import io.rdma.verbs.api.RemoteBuffer;
-import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -25,9 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -53,8 +45,6 @@ final class QueuePairOperations {
 
     /** Every operation completes into the send CQ: its completion finishes the caller's future. */
     private static final Set<SendFlag> SIGNALED = EnumSet.of(SendFlag.SIGNALED);
-    private static final ValueLayout.OfLong ATOMIC_RESULT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder
-            .nativeOrder());
     /** About 146 years: deadlines this far apart still compare correctly across System.nanoTime's wrap. */
     private static final long LONGEST_WAIT_NANOS = Long.MAX_VALUE / 2;
     /**
@@ -64,19 +54,12 @@ final class QueuePairOperations {
      */
     private static final long WR_ID_TAG = 0x5244_4D41L << 32;
 
-    /** What a caller asked for, and the future it holds. */
-    private record Operation(String name, SendOpcode opcode, int payloadLength,
-                             BiConsumer<PooledBuffer, SendWorkRequest> prepare,
-                             Function<PooledBuffer, @Nullable Object> outcome,
-                             CompletableFuture<@Nullable Object> result) {
-    }
-
     /** An operation the send queue had no room for, and the {@link System#nanoTime} at which it gives up. */
-    private record Waiting(Operation operation, long deadline) {
+    private record Waiting(TemplateOperation operation, long deadline) {
     }
 
     /** An operation that failed; its future is completed once the lock is released. */
-    private record Failed(Operation operation, Throwable failure) {
+    private record Failed(TemplateOperation operation, Throwable failure) {
     }
 
     private final String name;
@@ -89,10 +72,17 @@ final class QueuePairOperations {
      * By the index of the pool buffer each leased: an index is in one operation at a time, so the
      * table needs no key objects or entries per operation.
      */
-    private final AtomicReferenceArray<@Nullable Operation> inFlight;
+    private final AtomicReferenceArray<@Nullable TemplateOperation> inFlight;
     /** Guards the reused work request, posting, the waiting operations and {@link #expiryScheduled}. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Waiting> waiting = new ArrayDeque<>();
+    /**
+     * Whether {@link #waiting} holds an operation: a send completion takes the lock to post
+     * waiting operations only then. Written under the lock after each change of the line.
+     */
+    private volatile boolean anyWaiting;
+    /** Operations failed under the lock, to be completed once it is released. Guarded by {@link #lock}. */
+    private final List<Failed> failures = new ArrayList<>();
     /** Whether a timer will look at the oldest waiting operation's deadline. */
     private boolean expiryScheduled;
 
@@ -108,70 +98,32 @@ final class QueuePairOperations {
     }
 
     /**
-     * Posts, or queues until the send queue has room, an operation that leases a buffer, lets
-     * {@code prepare} fill it and the WR, and yields what {@code outcome} makes of the buffer.
+     * Posts {@code made}, or queues it until the send queue has room and the pool a free buffer,
+     * and returns its future, which yields what the operation's completion makes of its buffer.
      */
     @SuppressWarnings("unchecked")
-    <T extends @Nullable Object> CompletableFuture<T> post(String operation, SendOpcode opcode, int payloadLength,
-                                                           BiConsumer<PooledBuffer, SendWorkRequest> prepare,
-                                                           Function<PooledBuffer, T> outcome) {
-        if (payloadLength > pool.bufferSize()) {
+    <T extends @Nullable Object> CompletableFuture<T> post(TemplateOperation made) {
+        if (made.payloadLength() > pool.bufferSize()) {
             // Refused before it waits: no room in the send queue would ever make it fit.
-            return CompletableFuture.failedFuture(new IllegalArgumentException(payloadLength + " bytes do not fit"
-                    + " the " + pool.bufferSize() + "-byte buffers of the memory pool of queue pair '" + name + "'"));
+            return CompletableFuture.failedFuture(new IllegalArgumentException(made.payloadLength() + " bytes do not"
+                    + " fit the " + pool.bufferSize() + "-byte buffers of the memory pool of queue pair '" + name
+                    + "'"));
         }
-        Operation made = new Operation(operation, opcode, payloadLength, prepare,
-                (Function<PooledBuffer, @Nullable Object>) outcome, new CompletableFuture<>());
-        List<Failed> failed = new ArrayList<>();
+        List<Failed> failed;
         lock.lock();
         try {
-            postWaiting(failed);
-            if (!waiting.isEmpty() || !postUnlessFull(made, failed)) {
+            postWaiting();
+            if (!waiting.isEmpty() || !postUnlessFull(made)) {
                 waitForRoom(made);
+                // Again, now that completions see it waiting: room freed before they could would go unseen.
+                postWaiting();
             }
+            failed = takeFailures();
         } finally {
             lock.unlock();
         }
         report(failed);
         return (CompletableFuture<T>) made.result();
-    }
-
-    CompletableFuture<Void> send(byte[] payload, @Nullable Integer immediate) {
-        return send(payload.length, segment -> segment.copyFrom(MemorySegment.ofArray(payload)), immediate);
-    }
-
-    /** A send of {@code length} bytes that {@code writer} writes into the leased buffer, when it is posted. */
-    CompletableFuture<Void> send(int length, Consumer<MemorySegment> writer, @Nullable Integer immediate) {
-        return post(immediate == null ? "send" : "send with immediate",
-                immediate == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, length, (buffer, wr) -> {
-                    writer.accept(buffer.segment().asSlice(0, length));
-                    if (immediate != null) {
-                        wr.immediateData(immediate);
-                    }
-                }, buffer -> null);
-    }
-
-    CompletableFuture<Void> write(byte[] data, RemoteBuffer target, @Nullable Integer immediate) {
-        return post(immediate == null ? "RDMA write" : "RDMA write with immediate",
-                immediate == null ? SendOpcode.RDMA_WRITE : SendOpcode.RDMA_WRITE_WITH_IMM, data.length,
-                (buffer, wr) -> {
-                    buffer.segment().copyFrom(MemorySegment.ofArray(data));
-                    wr.remote(target);
-                    if (immediate != null) {
-                        wr.immediateData(immediate);
-                    }
-                }, buffer -> null);
-    }
-
-    CompletableFuture<byte[]> read(RemoteBuffer source, int length) {
-        return post("RDMA read", SendOpcode.RDMA_READ, length, (buffer, wr) -> wr.remote(source),
-                buffer -> buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-    }
-
-    CompletableFuture<Long> atomic(SendOpcode opcode, RemoteBuffer target, long compareOrAdd, long swap) {
-        return post(opcode == SendOpcode.ATOMIC_CMP_AND_SWP ? "compare-and-swap" : "fetch-and-add", opcode, Long.BYTES,
-                (buffer, wr) -> wr.remote(target).atomic(compareOrAdd, swap),
-                buffer -> buffer.segment().get(ATOMIC_RESULT, 0));
     }
 
     /**
@@ -186,11 +138,13 @@ final class QueuePairOperations {
             for (Waiting abandoned = waiting.poll(); abandoned != null; abandoned = waiting.poll()) {
                 failed.add(new Failed(abandoned.operation(), flushed(abandoned.operation())));
             }
+            anyWaiting = false;
+            failed.addAll(takeFailures());
         } finally {
             lock.unlock();
         }
         for (int index = 0; index < inFlight.length(); index++) {
-            Operation operation = inFlight.getAndSet(index, null);
+            TemplateOperation operation = inFlight.getAndSet(index, null);
             if (operation != null) {
                 pool.buffer(index).close();
                 failed.add(new Failed(operation, flushed(operation)));
@@ -199,7 +153,7 @@ final class QueuePairOperations {
         report(failed);
     }
 
-    private RdmaOperationException flushed(Operation operation) {
+    private RdmaOperationException flushed(TemplateOperation operation) {
         return new RdmaOperationException(operation.name(), name, CompletionStatus.WR_FLUSH_ERR, 0);
     }
 
@@ -207,7 +161,7 @@ final class QueuePairOperations {
     private void completed(WorkCompletion completion) {
         long wrId = completion.wrId();
         int index = (int) wrId;
-        Operation done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
+        TemplateOperation done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
                 ? inFlight.getAndSet(index, null) : null;
         Object value = null;
         RdmaOperationException failure = null;
@@ -215,7 +169,7 @@ final class QueuePairOperations {
             PooledBuffer buffer = pool.buffer(index);
             try {
                 if (completion.isSuccess()) {
-                    value = done.outcome().apply(buffer);
+                    value = done.outcome(buffer);
                 } else {
                     failure = new RdmaOperationException(done.name(), name, completion.status(),
                             completion.vendorError());
@@ -225,14 +179,17 @@ final class QueuePairOperations {
             }
         }
         // Whoever posted it, the poll that took this completion freed slots.
-        List<Failed> failed = new ArrayList<>();
-        lock.lock();
-        try {
-            postWaiting(failed);
-        } finally {
-            lock.unlock();
+        if (anyWaiting) {
+            List<Failed> failed;
+            lock.lock();
+            try {
+                postWaiting();
+                failed = takeFailures();
+            } finally {
+                lock.unlock();
+            }
+            report(failed);
         }
-        report(failed);
         if (done != null) {
             if (failure == null) {
                 done.result().complete(value);
@@ -243,19 +200,20 @@ final class QueuePairOperations {
     }
 
     /** Posts the waiting operations, oldest first, while the send queue has room. Under the lock. */
-    private void postWaiting(List<Failed> failed) {
-        for (Waiting oldest = waiting.peek(); oldest != null && postUnlessFull(oldest.operation(), failed);
+    private void postWaiting() {
+        for (Waiting oldest = waiting.peek(); oldest != null && postUnlessFull(oldest.operation());
              oldest = waiting.peek()) {
             waiting.poll();
         }
+        anyWaiting = !waiting.isEmpty();
     }
 
     /**
-     * Posts {@code operation}, or fails it (into {@code failed}) when the post is refused; false
+     * Posts {@code operation}, or fails it (into {@link #failures}) when the post is refused; false
      * only when the send queue has no room or the pool no free buffer, and then nothing was leased or
      * posted. Under the lock.
      */
-    private boolean postUnlessFull(Operation operation, List<Failed> failed) {
+    private boolean postUnlessFull(TemplateOperation operation) {
         if (operation.result().isDone()) {
             return true; // cancelled by its caller while it waited
         }
@@ -267,7 +225,7 @@ final class QueuePairOperations {
         try {
             buffer = pool.tryLease();
         } catch (RuntimeException e) {
-            failed.add(new Failed(operation, e));
+            failures.add(new Failed(operation, e));
             return true;
         }
         if (buffer == null) {
@@ -278,7 +236,7 @@ final class QueuePairOperations {
         try {
             request.reset().wrId(wrId).opcode(operation.opcode()).flags(SIGNALED).addSge(buffer, 0, operation
                     .payloadLength());
-            operation.prepare().accept(buffer, request);
+            operation.prepare(buffer, request);
             if (qp.tryPostSend(request)) {
                 return true;
             }
@@ -288,15 +246,16 @@ final class QueuePairOperations {
         } catch (RuntimeException e) {
             inFlight.set(buffer.index(), null);
             buffer.close();
-            failed.add(new Failed(operation, e));
+            failures.add(new Failed(operation, e));
             return true;
         }
     }
 
     /** Queues {@code operation} until room appears or its send-timeout passes. Under the lock. */
-    private void waitForRoom(Operation operation) {
+    private void waitForRoom(TemplateOperation operation) {
         long deadline = System.nanoTime() + sendTimeoutNanos;
         waiting.add(new Waiting(operation, deadline));
+        anyWaiting = true;
         if (!expiryScheduled) {
             scheduleExpiry(deadline);
         }
@@ -313,11 +272,11 @@ final class QueuePairOperations {
      * the operations whose send-timeout has passed, and sets the timer for the next deadline.
      */
     private void expire() {
-        List<Failed> failed = new ArrayList<>();
+        List<Failed> failed;
         lock.lock();
         try {
             expiryScheduled = false;
-            postWaiting(failed);
+            postWaiting();
             long now = System.nanoTime();
             for (Waiting oldest = waiting.peek(); oldest != null; oldest = waiting.peek()) {
                 if (oldest.deadline() - now > 0) {
@@ -325,15 +284,26 @@ final class QueuePairOperations {
                     break;
                 }
                 waiting.poll();
-                failed.add(new Failed(oldest.operation(), new SendQueueFullException(oldest.operation().name(), name,
-                        qp.outstandingSends(), qp.capabilities().maxSendWr(), pool.leasedCount(), pool.capacity(),
-                        sendTimeout.limit(),
-                        sendTimeout.property())));
+                failures.add(new Failed(oldest.operation(), new SendQueueFullException(oldest.operation().name(),
+                        name, qp.outstandingSends(), qp.capabilities().maxSendWr(), pool.leasedCount(),
+                        pool.capacity(), sendTimeout.limit(), sendTimeout.property())));
             }
+            anyWaiting = !waiting.isEmpty();
+            failed = takeFailures();
         } finally {
             lock.unlock();
         }
         report(failed);
+    }
+
+    /** The failures recorded under the lock, handed out to be reported once it is released. Under the lock. */
+    private List<Failed> takeFailures() {
+        if (failures.isEmpty()) {
+            return List.of(); // the common case: no list to allocate
+        }
+        List<Failed> taken = List.copyOf(failures);
+        failures.clear();
+        return taken;
     }
 
     private static void report(List<Failed> failed) {

@@ -46,51 +46,52 @@ public class RdmaTemplate {
     }
 
     public CompletableFuture<Void> send(String queuePair, byte[] payload) {
-        return on(queuePair).send(payload, null);
+        return on(queuePair).post(TemplateOperation.send(payload, null));
     }
 
     public CompletableFuture<Void> send(String queuePair, byte[] payload, int immediateData) {
-        return on(queuePair).send(payload, immediateData);
+        return on(queuePair).post(TemplateOperation.send(payload, immediateData));
     }
 
     /**
      * Sends {@code length} bytes that {@code writer} writes straight into the registered buffer
      * the send goes out from, leased from the queue pair's pool: no {@code byte[]}, no copy. The
-     * writer gets a segment of exactly {@code length} bytes when the send is posted: at once, or,
+     * writer gets the whole buffer ({@code buffer-size} bytes), whose first {@code length} bytes are
+     * sent, when the send is posted: at once, or,
      * when the send queue is full, later, on the thread that finds room (a completion poller, or
      * the send-timeout's timer). So it must only fill the segment, and not keep it: the buffer
      * goes back to the pool when the send completes. What it throws fails the future.
      */
     public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer) {
-        return on(queuePair).send(length, writer, null);
+        return on(queuePair).post(TemplateOperation.send(length, writer, null));
     }
 
     /** {@link #send(String, int, Consumer)} with immediate data. */
     public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer,
                                         int immediateData) {
-        return on(queuePair).send(length, writer, immediateData);
+        return on(queuePair).post(TemplateOperation.send(length, writer, immediateData));
     }
 
     public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target) {
-        return on(queuePair).write(data, target, null);
+        return on(queuePair).post(TemplateOperation.write(data, target, null));
     }
 
     public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target, int immediateData) {
-        return on(queuePair).write(data, target, immediateData);
+        return on(queuePair).post(TemplateOperation.write(data, target, immediateData));
     }
 
     public CompletableFuture<byte[]> read(String queuePair, RemoteBuffer source, int length) {
-        return on(queuePair).read(source, length);
+        return on(queuePair).post(TemplateOperation.read(source, length));
     }
 
     /** Atomically replaces the remote 8 bytes with {@code desired} if they equal {@code expected}; yields the old value. */
     public CompletableFuture<Long> compareAndSwap(String queuePair, RemoteBuffer target, long expected, long desired) {
-        return on(queuePair).atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired);
+        return on(queuePair).post(TemplateOperation.atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired));
     }
 
     /** Atomically adds {@code delta} to the remote 8 bytes; yields the old value. */
     public CompletableFuture<Long> fetchAndAdd(String queuePair, RemoteBuffer target, long delta) {
-        return on(queuePair).atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0);
+        return on(queuePair).post(TemplateOperation.atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0));
     }
 
     /**
@@ -115,7 +116,9 @@ public class RdmaTemplate {
     }
 
     private QueuePairOperations on(String queuePair) {
-        return operations.computeIfAbsent(queuePair, name -> {
+        QueuePairOperations known = operations.get(queuePair);
+        // Looked up first: computeIfAbsent's lambda would be allocated on every operation.
+        return known != null ? known : operations.computeIfAbsent(queuePair, name -> {
             QueuePair qp = resources.resource(name).filter(managed -> managed.resource() instanceof QueuePair)
                     .map(managed -> (QueuePair) managed.resource())
                     .orElseThrow(() -> new IllegalArgumentException("no queue pair named '" + name + "' is declared"));

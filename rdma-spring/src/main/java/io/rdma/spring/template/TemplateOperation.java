@@ -1,0 +1,180 @@
+package io.rdma.spring.template;
+
+import io.rdma.verbs.api.PooledBuffer;
+import io.rdma.verbs.api.RemoteBuffer;
+import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.api.SendWorkRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One operation of the {@link RdmaTemplate}: what the caller asked for, how it fills its leased
+ * buffer and work request once posted, what its completion yields, and the future the caller
+ * holds. Each kind keeps only its own operands in fields, rather than in lambdas capturing them,
+ * so an operation costs one small object besides its future on the hot path.
+ */
+abstract sealed class TemplateOperation {
+
+    private final SendOpcode opcode;
+    private final int payloadLength;
+    private final CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+
+    private TemplateOperation(SendOpcode opcode, int payloadLength) {
+        this.opcode = opcode;
+        this.payloadLength = payloadLength;
+    }
+
+    static TemplateOperation send(byte[] payload, @Nullable Integer immediateData) {
+        return new CopyIn(immediateData == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, payload, null,
+                immediateData);
+    }
+
+    static TemplateOperation send(int length, Consumer<MemorySegment> writer, @Nullable Integer immediateData) {
+        return new WriteIn(length, writer, immediateData);
+    }
+
+    static TemplateOperation write(byte[] data, RemoteBuffer target, @Nullable Integer immediateData) {
+        return new CopyIn(immediateData == null ? SendOpcode.RDMA_WRITE : SendOpcode.RDMA_WRITE_WITH_IMM, data, target,
+                immediateData);
+    }
+
+    static TemplateOperation read(RemoteBuffer source, int length) {
+        return new Read(source, length);
+    }
+
+    static TemplateOperation atomic(SendOpcode opcode, RemoteBuffer target, long compareOrAdd, long swap) {
+        return new Atomic(opcode, target, compareOrAdd, swap);
+    }
+
+    /** The operation as its failures name it. */
+    String name() {
+        return switch (opcode) {
+            case SEND -> "send";
+            case SEND_WITH_IMM -> "send with immediate";
+            case RDMA_WRITE -> "RDMA write";
+            case RDMA_WRITE_WITH_IMM -> "RDMA write with immediate";
+            case RDMA_READ -> "RDMA read";
+            case ATOMIC_CMP_AND_SWP -> "compare-and-swap";
+            case ATOMIC_FETCH_AND_ADD -> "fetch-and-add";
+            default -> opcode.name();
+        };
+    }
+
+    SendOpcode opcode() {
+        return opcode;
+    }
+
+    int payloadLength() {
+        return payloadLength;
+    }
+
+    CompletableFuture<@Nullable Object> result() {
+        return result;
+    }
+
+    /** Fills the leased buffer and the work request, whose opcode, wr_id and entry are already set. */
+    abstract void prepare(PooledBuffer buffer, SendWorkRequest wr);
+
+    /** What the successful completion yields, read from the buffer before it is returned. */
+    @Nullable Object outcome(PooledBuffer buffer) {
+        return null;
+    }
+
+    /** A send or RDMA write of a {@code byte[]}, copied into the buffer when posted. */
+    private static final class CopyIn extends TemplateOperation {
+        private final byte[] data;
+        private final @Nullable RemoteBuffer target;
+        private final @Nullable Integer immediateData;
+
+        CopyIn(SendOpcode opcode, byte[] data, @Nullable RemoteBuffer target, @Nullable Integer immediateData) {
+            super(opcode, data.length);
+            this.data = data;
+            this.target = target;
+            this.immediateData = immediateData;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
+            if (target != null) {
+                wr.remote(target);
+            }
+            if (immediateData != null) {
+                wr.immediateData(immediateData);
+            }
+        }
+    }
+
+    /** A zero-copy send: the caller's writer fills the buffer when posted. */
+    private static final class WriteIn extends TemplateOperation {
+        private final Consumer<MemorySegment> writer;
+        private final @Nullable Integer immediateData;
+
+        WriteIn(int length, Consumer<MemorySegment> writer, @Nullable Integer immediateData) {
+            super(immediateData == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, length);
+            this.writer = writer;
+            this.immediateData = immediateData;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            writer.accept(buffer.segment());
+            if (immediateData != null) {
+                wr.immediateData(immediateData);
+            }
+        }
+    }
+
+    /** An RDMA read into the buffer, copied out when it completes. */
+    private static final class Read extends TemplateOperation {
+        private final RemoteBuffer source;
+
+        Read(RemoteBuffer source, int length) {
+            super(SendOpcode.RDMA_READ, length);
+            this.source = source;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            wr.remote(source);
+        }
+
+        @Override
+        Object outcome(PooledBuffer buffer) {
+            return buffer.segment().asSlice(0, payloadLength()).toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    /** A compare-and-swap or fetch-and-add, whose old value lands in the buffer. */
+    private static final class Atomic extends TemplateOperation {
+        private static final ValueLayout.OfLong OLD_VALUE = ValueLayout.JAVA_LONG_UNALIGNED
+                .withOrder(ByteOrder.nativeOrder());
+
+        private final RemoteBuffer target;
+        private final long compareOrAdd;
+        private final long swap;
+
+        Atomic(SendOpcode opcode, RemoteBuffer target, long compareOrAdd, long swap) {
+            super(opcode, Long.BYTES);
+            this.target = target;
+            this.compareOrAdd = compareOrAdd;
+            this.swap = swap;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            wr.remote(target).atomic(compareOrAdd, swap);
+        }
+
+        @Override
+        Object outcome(PooledBuffer buffer) {
+            return buffer.segment().get(OLD_VALUE, 0);
+        }
+    }
+}
