@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * own: a worker takes the oldest waiting message, runs the method, sends its reply and waits
  * for the send, reports a failure to the error handler, and takes the next message, so a
  * message costs a hand-over to a worker rather than a thread. There are at most
- * {@code concurrency} workers (without a limit, one more whenever a message finds none idle),
- * and a worker idle for {@link #KEEP_ALIVE} ends.
+ * {@code concurrency} workers (without a limit, one more whenever a message finds none idle,
+ * and a worker idle for {@link #KEEP_ALIVE} ends).
  *
  * <p>An invocation is in flight until the method has returned, its reply, if any, was sent or
  * has failed, and the error handler, if called, returned. A message that arrives while every
@@ -121,7 +121,12 @@ final class ListenerInvoker {
         }
     }
 
-    /** The oldest waiting message, waiting up to {@link #KEEP_ALIVE} for one; null when this worker ends. */
+    /**
+     * The oldest waiting message, waiting for one: without a concurrency limit up to
+     * {@link #KEEP_ALIVE}, so a burst's extra workers end; with one, until the listener stops, as
+     * the workers are few and a timed wait would schedule a timer at every park. Null when this
+     * worker ends.
+     */
     private @Nullable Delivery take() {
         lock.lock();
         try {
@@ -134,7 +139,11 @@ final class ListenerInvoker {
                 }
                 idleWorkers++;
                 try {
-                    remaining = arrived.awaitNanos(remaining);
+                    if (concurrency > 0) {
+                        arrived.await();
+                    } else {
+                        remaining = arrived.awaitNanos(remaining);
+                    }
                 } catch (InterruptedException e) {
                     remaining = 0;
                 } finally {
