@@ -127,6 +127,30 @@ class ReceivedBufferTests {
         });
     }
 
+    /**
+     * A retained buffer dropped without a release is a leak that would starve the receive queue:
+     * once the buffer is collected it comes back, so many more messages than the pool holds still
+     * arrive although the method releases none of them.
+     */
+    @Test
+    void aRetainedBufferThatIsNeverReleasedComesBackOnceCollected() {
+        runner().withBean(Dropping.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Dropping listener = context.getBean(Dropping.class);
+            int messages = POOL_BUFFERS * 4;
+
+            List<CompletableFuture<Void>> sent = send(context.getBean(RdmaTemplate.class),
+                    IntStream.range(0, messages).mapToObj(i -> "dropped-" + i).toList());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (listener.handled.get() < messages && System.nanoTime() < deadline) {
+                System.gc(); // the dropped buffers are found by the collector, not by a release
+                Thread.sleep(20);
+            }
+            assertThat(listener.handled).as("messages handled, each buffer dropped unreleased").hasValue(messages);
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        });
+    }
+
     private static ApplicationContextRunner runner() {
         return RdmaContextRunners.runner("narrow-send-queue").withPropertyValues(
                 PD + ".memory-pools.buffers.count=" + POOL_BUFFERS, PD + ".queue-pairs.client.send-timeout=30s");
@@ -219,6 +243,17 @@ class ReceivedBufferTests {
         @RdmaListener(connectionListener = "sink", concurrency = 1)
         void receive(ReceivedBuffer buffer) {
             retained.add(buffer.retain());
+        }
+    }
+
+    /** Retains every buffer and drops it: a leak. */
+    static final class Dropping {
+        final AtomicInteger handled = new AtomicInteger();
+
+        @RdmaListener(connectionListener = "sink", concurrency = 1)
+        void receive(ReceivedBuffer buffer) {
+            buffer.retain();
+            handled.incrementAndGet();
         }
     }
 }
