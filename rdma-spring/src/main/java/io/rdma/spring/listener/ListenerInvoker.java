@@ -44,6 +44,8 @@ final class ListenerInvoker {
     private final String description;
     private final Function<Delivery, byte @Nullable []> method;
     private final int concurrency;
+    /** Runs the method on the poller thread that delivers, without a worker. */
+    private final boolean onPollerThread;
     private final boolean lendsBuffers;
     private final RdmaListenerErrorHandler errorHandler;
     private final RdmaTemplate template;
@@ -56,8 +58,8 @@ final class ListenerInvoker {
     private int workers;
     /** Workers parked for a message; each message waiting beyond them needs a new worker. Guarded by {@link #lock}. */
     private int idleWorkers;
-    /** Guarded by {@link #lock}. */
-    private boolean stopped;
+    /** Written under {@link #lock}; read without it where the poller thread runs the method. */
+    private volatile boolean stopped;
     /** Buffers methods retained and have not released, to revoke when the listener stops. */
     private final Set<ReceivedBuffer.Retained> retained = ConcurrentHashMap.newKeySet();
 
@@ -66,11 +68,13 @@ final class ListenerInvoker {
      * their receive buffers rather than copied out.
      */
     ListenerInvoker(String description, Function<Delivery, byte @Nullable []> method, boolean lendsBuffers,
-                    int concurrency, RdmaListenerErrorHandler errorHandler, RdmaTemplate template, String workerName) {
+                    int concurrency, boolean onPollerThread, RdmaListenerErrorHandler errorHandler,
+                    RdmaTemplate template, String workerName) {
         this.description = description;
         this.method = method;
         this.lendsBuffers = lendsBuffers;
         this.concurrency = concurrency;
+        this.onPollerThread = onPollerThread;
         this.errorHandler = errorHandler;
         this.template = template;
         this.workerThreads = Thread.ofVirtual().name(workerName).factory();
@@ -80,8 +84,19 @@ final class ListenerInvoker {
         return lendsBuffers;
     }
 
-    /** On a poller thread: hands {@code delivery} to an idle worker, a new one, or the waiting line. */
+    /**
+     * On a poller thread: runs the method here ({@code onPollerThread}), or hands {@code delivery}
+     * to an idle worker, a new one, or the waiting line.
+     */
     void deliver(Delivery delivery) {
+        if (onPollerThread) {
+            if (stopped) {
+                refuse(delivery);
+            } else {
+                invokeWithoutWaiting(delivery);
+            }
+            return;
+        }
         boolean refused = false;
         boolean startWorker = false;
         lock.lock();
@@ -175,6 +190,33 @@ final class ListenerInvoker {
             }
         } finally {
             delivery.finish();
+        }
+    }
+
+    /**
+     * {@link #invoke} for the poller thread, which must not wait: the message finishes (its
+     * buffer returns, on this thread, to which a lent buffer is confined) when the method
+     * returns, and its reply is posted without waiting; a reply that fails is reported when it
+     * does, with the message as {@link Delivery#message()} then has it.
+     */
+    private void invokeWithoutWaiting(Delivery delivery) {
+        delivery.start();
+        byte[] reply;
+        try {
+            reply = method.apply(delivery);
+        } catch (RuntimeException e) {
+            handleError(delivery, e);
+            return;
+        } finally {
+            delivery.finish();
+        }
+        if (reply != null) {
+            reply(delivery, reply).whenComplete((sent, failure) -> {
+                if (failure != null) {
+                    handleError(delivery, new RdmaReplyException(delivery.queuePair(),
+                            failure instanceof CompletionException wrapped ? unwrap(wrapped) : failure));
+                }
+            });
         }
     }
 

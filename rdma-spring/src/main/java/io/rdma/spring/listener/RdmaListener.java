@@ -10,10 +10,11 @@ import java.lang.annotation.Target;
  * Marks a bean method as the receive handler of a declared queue pair, as
  * {@code @KafkaListener} does for a topic. The queue pair's receive queue is kept filled with
  * buffers from its memory pool; each message received is handed to the method, on one of the
- * listener's worker virtual threads (never a completion poller), as {@code byte[]} (the payload),
- * {@link ReceivedMessage} (payload and immediate data), or {@link ReceivedBuffer}: the payload
- * in the receive buffer it arrived in, without a copy, lent to the invocation until it is
- * released (see {@link ReceivedBuffer} for its lifetime). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
+ * listener's worker virtual threads (or, with {@link #onPollerThread()}, on the completion
+ * poller's thread itself), as {@code byte[]} (the payload), {@link ReceivedMessage} (payload and
+ * immediate data), or {@link ReceivedBuffer}: the payload in the receive buffer it arrived in,
+ * without a copy, lent to the invocation until it is released (see {@link ReceivedBuffer} for its
+ * lifetime). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
  * pair, with the request's immediate data when it had some, so a peer can match replies to
  * requests.
  *
@@ -51,6 +52,20 @@ public @interface RdmaListener {
      * 1 handles messages one at a time, in the order they arrived.
      */
     int concurrency() default 0;
+
+    /**
+     * Runs the method on the thread of the completion poller that took the receive, as it takes
+     * it, without handing the message to a worker: the fastest path, for methods that never
+     * block (no I/O, no waiting on locks or futures, no sleeping), as on an event loop. A method
+     * that blocks here stops every completion of its CQ, its own replies' included. The message
+     * is done when the method returns (a {@link ReceivedBuffer} is released then, unless
+     * retained); a reply is posted without waiting for its completion, and one that fails goes
+     * to the error handler, on a poller thread too. The method is called in the order messages
+     * arrive on each CQ, and concurrently when the queue pairs it listens on complete into CQs of
+     * different pollers.
+     * {@link #concurrency()} must stay 0: with no hand-over there is nothing to limit.
+     */
+    boolean onPollerThread() default false;
 
     /**
      * Name of a bean implementing {@link RdmaListenerErrorHandler}, called with the message when

@@ -49,8 +49,8 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     private static final Log logger = LogFactory.getLog(RdmaListenerProcessor.class);
 
-    private record Listener(String queuePair, String connectionListener, int concurrency, String errorHandler,
-                            Object bean, Method method) {
+    private record Listener(String queuePair, String connectionListener, int concurrency, boolean onPollerThread,
+                            String errorHandler, Object bean, Method method) {
     }
 
     private final ObjectProvider<RdmaResources> resources;
@@ -81,8 +81,8 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
                 .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
-                        annotation.connectionListener(), annotation.concurrency(), annotation.errorHandler(), bean,
-                        method)));
+                        annotation.connectionListener(), annotation.concurrency(), annotation.onPollerThread(),
+                        annotation.errorHandler(), bean, method)));
         return bean;
     }
 
@@ -163,10 +163,15 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
             throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets concurrency "
                     + listener.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
         }
+        if (listener.onPollerThread() && listener.concurrency() != 0) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets onPollerThread and"
+                    + " concurrency " + listener.concurrency() + "; on the poller thread nothing is handed over, so"
+                    + " there is nothing to limit: leave concurrency 0, or let workers run the method");
+        }
         String description = "@RdmaListener method " + listener.method();
         ListenerInvoker invoker = new ListenerInvoker(description, method(listener),
                 listener.method().getParameterTypes()[0] == ReceivedBuffer.class, listener.concurrency(),
-                errorHandler(listener, description), template.getObject(),
+                listener.onPollerThread(), errorHandler(listener, description), template.getObject(),
                 "rdma-listener-" + listener.method().getDeclaringClass().getSimpleName() + "."
                         + listener.method().getName());
         invokers.add(invoker);

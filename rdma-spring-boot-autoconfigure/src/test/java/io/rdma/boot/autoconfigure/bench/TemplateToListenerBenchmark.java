@@ -32,8 +32,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The template path one way, on the simulated fabric: a 64-byte message sent through
  * {@link RdmaTemplate} on a declared queue pair, connected through the connection manager to
- * the peer a listener accepts, and delivered to an {@code @RdmaListener} method (concurrency 1,
- * so one worker thread) that counts it. {@code path} picks both ends: {@code bytes} sends a
+ * the peer a listener accepts, and delivered to an {@code @RdmaListener} method that counts it.
+ * {@code dispatch} picks where the method runs: {@code workers}, on the listener's one worker
+ * thread (concurrency 1), handed each message by the completion poller; {@code pollerThread}, on
+ * the poller's thread itself ({@code onPollerThread}, for methods that never block), with no
+ * hand-over. {@code path} picks both ends: {@code bytes} sends a
  * {@code byte[]} (copied into the send buffer) to a method taking {@code byte[]} (copied out of
  * the receive buffer); {@code zeroCopy} writes into the leased send buffer
  * ({@code send(queuePair, length, writer)}) for a method taking the {@link ReceivedBuffer}.
@@ -68,13 +71,19 @@ public class TemplateToListenerBenchmark {
     @Param({"bytes", "zeroCopy"})
     public String path;
 
+    @Param({"workers", "pollerThread"})
+    public String dispatch;
+
     private ConfigurableApplicationContext context;
     private RdmaTemplate template;
     private long sent;
 
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
-        Class<?> listener = path.equals("zeroCopy") ? ZeroCopyListener.class : BytesListener.class;
+        boolean onPoller = dispatch.equals("pollerThread");
+        Class<?> listener = path.equals("zeroCopy")
+                ? (onPoller ? ZeroCopyPollerListener.class : ZeroCopyListener.class)
+                : (onPoller ? BytesPollerListener.class : BytesListener.class);
         context = new SpringApplicationBuilder(Fabric.class, listener).web(WebApplicationType.NONE)
                 .properties(
                         "rdma.provider=simulated",
@@ -143,6 +152,24 @@ public class TemplateToListenerBenchmark {
         volatile long lastValue;
 
         @RdmaListener(connectionListener = "sink", concurrency = 1)
+        void receive(ReceivedBuffer buffer) {
+            lastValue = buffer.payload().get(ValueLayout.JAVA_LONG, 0);
+            HANDLED.incrementAndGet();
+        }
+    }
+
+    static class BytesPollerListener {
+        @RdmaListener(connectionListener = "sink", onPollerThread = true)
+        void receive(byte[] payload) {
+            HANDLED.incrementAndGet();
+        }
+    }
+
+    static class ZeroCopyPollerListener {
+        /** What the method read from the payload, kept so the read is not optimised away. */
+        volatile long lastValue;
+
+        @RdmaListener(connectionListener = "sink", onPollerThread = true)
         void receive(ReceivedBuffer buffer) {
             lastValue = buffer.payload().get(ValueLayout.JAVA_LONG, 0);
             HANDLED.incrementAndGet();

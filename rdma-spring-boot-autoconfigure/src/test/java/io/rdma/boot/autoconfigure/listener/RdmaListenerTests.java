@@ -148,6 +148,59 @@ class RdmaListenerTests {
     }
 
     @Test
+    void onThePollerThreadTheMethodRunsAsCompletionsAreTakenInOrderAndItsFailuresReachTheErrorHandler() {
+        runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(OnPollerThread.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    OnPollerThread listener = context.getBean(OnPollerThread.class);
+                    List<String> messages = IntStream.range(0, 64).mapToObj(i -> i == 7 ? "bad" : "message-" + i)
+                            .toList();
+
+                    send(context.getBean(RdmaTemplate.class), messages);
+
+                    await(() -> listener.handled.size() == messages.size() - 1, "every good message handled");
+                    assertThat(listener.handled).containsExactlyElementsOf(
+                            messages.stream().filter(message -> !message.equals("bad")).toList());
+                    assertThat(listener.threads).allMatch(thread -> thread.startsWith("rdma-cq-"));
+                    Failure failure = context.getBean(RecordingErrorHandler.class).failures
+                            .poll(WAIT_SECONDS, TimeUnit.SECONDS);
+                    assertThat(failure).as("the failure reached the error handler").isNotNull();
+                    assertThat(new String(failure.message().payload(), StandardCharsets.UTF_8)).isEqualTo("bad");
+                });
+    }
+
+    /** As {@link #aReplyThatCannotBeSentReachesTheErrorHandler}, from a method that must not wait for its reply. */
+    @Test
+    void aReplyFromThePollerThreadThatCannotBeSentReachesTheErrorHandler() {
+        String peerPrototype = PD + ".queue-pair-prototypes.sink-peer";
+        runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(ReplyingOnPollerThread.class)
+                .withPropertyValues(peerPrototype + ".max-send-wr=2", peerPrototype + ".send-timeout=100ms",
+                        "rdma.shutdown.drain-timeout=0s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+
+                    send(context.getBean(RdmaTemplate.class),
+                            IntStream.range(0, 16).mapToObj(i -> "request-" + i).toList());
+
+                    Failure failure = context.getBean(RecordingErrorHandler.class).failures
+                            .poll(WAIT_SECONDS, TimeUnit.SECONDS);
+                    assertThat(failure).as("a failed reply reached the error handler").isNotNull();
+                    RdmaReplyException replyFailed = RdmaContextRunners.cause(failure.failure(),
+                            RdmaReplyException.class);
+                    assertThat(RdmaContextRunners.cause(replyFailed, SendQueueFullException.class).property())
+                            .isEqualTo(peerPrototype + ".send-timeout");
+                    assertThat(new String(failure.message().payload(), StandardCharsets.UTF_8))
+                            .startsWith("request-");
+                });
+    }
+
+    @Test
+    void onThePollerThreadAConcurrencyLimitFailsTheStart() {
+        runner().withBean(OnPollerThreadWithConcurrency.class).run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("onPollerThread and concurrency 2"));
+    }
+
+    @Test
     void aNegativeConcurrencyOrAMissingErrorHandlerFailsTheStart() {
         runner().withBean(NegativeConcurrency.class).run(context -> assertThat(context).hasFailed().getFailure()
                 .rootCause().hasMessageContaining("concurrency -1"));
@@ -222,6 +275,34 @@ class RdmaListenerTests {
         @RdmaListener(connectionListener = "sink", errorHandler = "recordingErrorHandler")
         byte[] receive(byte[] payload) {
             return payload;
+        }
+    }
+
+    static final class OnPollerThread {
+        final List<String> handled = new CopyOnWriteArrayList<>();
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        @RdmaListener(connectionListener = "sink", onPollerThread = true, errorHandler = "recordingErrorHandler")
+        void receive(byte[] payload) {
+            threads.add(Thread.currentThread().getName());
+            String text = new String(payload, StandardCharsets.UTF_8);
+            if (text.equals("bad")) {
+                throw new IllegalArgumentException("refused: " + text);
+            }
+            handled.add(text);
+        }
+    }
+
+    static final class ReplyingOnPollerThread {
+        @RdmaListener(connectionListener = "sink", onPollerThread = true, errorHandler = "recordingErrorHandler")
+        byte[] receive(byte[] payload) {
+            return payload;
+        }
+    }
+
+    static final class OnPollerThreadWithConcurrency {
+        @RdmaListener(connectionListener = "sink", onPollerThread = true, concurrency = 2)
+        void receive(byte[] payload) {
         }
     }
 
