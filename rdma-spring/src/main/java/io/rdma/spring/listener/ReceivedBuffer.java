@@ -27,12 +27,15 @@ import org.jspecify.annotations.Nullable;
  * (the application closes, before the pool is freed) the payload of a buffer still retained is
  * made inaccessible.
  *
- * <p>Misuse fails, rather than read memory that by then holds another message: the payload
- * segment is bound to a scope of this message that release closes, so any access to it after
- * {@link #release()} throws {@link IllegalStateException}, as {@link #payload()} does. Until
- * retained, the segment is confined to the invocation's thread ({@link WrongThreadException}
- * elsewhere, where the bytes must be copied, or the buffer retained); {@link #retain()} replaces
- * it with one any thread may use, so take {@link #payload()} again after retaining.
+ * <p>{@link #payload()} after the release fails rather than hand out memory that by then holds
+ * another message. The segment it gave while the buffer was lent is a plain view of the receive
+ * buffer, as a released Netty buffer's NIO view is: kept past the release it reads whatever the
+ * buffer holds next (never freed memory: the pool's memory lives until the pool closes, and
+ * reads then fail). A per-message scope that release closes would catch that too, but costs a
+ * memory session per message on the path this class exists to make cheap. Copy what must
+ * outlive the invocation, or {@link #retain()} the buffer: a retained buffer's payload is
+ * bound to a scope of its own that its release closes, so a segment kept past that release
+ * throws {@link IllegalStateException} on access.
  */
 public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
@@ -63,8 +66,6 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
     private final int bufferIndex;
     private final int receivedIn;
     private volatile int state = LENT;
-    /** Closed by release: every payload segment handed out is bound to it. */
-    private @Nullable Arena scope;
     private @Nullable MemorySegment payload;
     private @Nullable Retained retained;
 
@@ -118,41 +119,36 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
     /**
      * Takes the buffer over: the listener no longer releases it when the method returns, and
-     * whoever holds it must {@link #release()} it, from any thread. Call it on the invocation's
-     * thread, before the method returns; the payload segment taken before is closed, and
-     * {@link #payload()} gives one usable from any thread.
+     * whoever holds it must {@link #release()} it, from any thread. Call it before the method
+     * returns; take {@link #payload()} again afterwards: that segment is the one its release
+     * revokes.
      *
      * @throws IllegalStateException when the buffer was already retained or released
      */
     public ReceivedBuffer retain() {
-        if (state != LENT) {
+        if (!STATE.compareAndSet(this, LENT, RETAINED)) {
             throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair + "' was already "
                     + (state == RETAINED ? "retained" : "released"));
         }
-        lentScope().close(); // a thread other than the invocation's fails here, and nothing changed
         Arena shared = Arena.ofShared();
         Retained owner = new Retained(shared, container, queuePair, bufferIndex, receivedIn);
         payload = buffer.reinterpret(length, shared, null);
-        scope = shared;
         retained = owner;
         owner.cleanable = LEAKS.register(this, owner);
         container.retained(owner);
-        state = RETAINED;
         return this;
     }
 
     /**
-     * Gives the buffer back, to be posted to the receive queue again; every payload segment of this
-     * message becomes inaccessible. Does nothing when it was released already. Before
-     * {@link #retain()}, only the invocation's thread may release it.
+     * Gives the buffer back, to be posted to the receive queue again; {@link #payload()} fails from
+     * then on, and so does a retained buffer's payload segment. Does nothing when it was released
+     * already. Thread-safe: a release racing the listener's own on return gives the buffer back once.
      */
     public void release() {
-        int current = state;
-        if (current == LENT) {
-            lentScope().close(); // a thread other than the invocation's fails here, and nothing changed
-            state = RELEASED;
+        if (STATE.compareAndSet(this, LENT, RELEASED)) {
+            payload = null;
             container.returned(bufferIndex, receivedIn);
-        } else if (current == RETAINED && STATE.compareAndSet(this, RETAINED, RELEASED)) {
+        } else if (STATE.compareAndSet(this, RETAINED, RELEASED)) {
             Retained owner = retained;
             if (owner != null) {
                 owner.released = true;
@@ -167,20 +163,9 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
         release();
     }
 
-    private Arena lentScope() {
-        Arena lent = scope;
-        if (lent == null) {
-            throw new IllegalStateException("the invocation for this message of queue pair '" + queuePair
-                    + "' has not started");
-        }
-        return lent;
-    }
-
     @Override
     void start() {
-        Arena lent = Arena.ofConfined();
-        payload = buffer.reinterpret(length, lent, null);
-        scope = lent;
+        payload = buffer.asSlice(0, length);
     }
 
     @Override
