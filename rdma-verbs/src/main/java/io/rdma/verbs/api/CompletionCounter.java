@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.ObjLongConsumer;
+import java.util.function.ToLongFunction;
 
 /**
  * {@code struct ibv_comp_cntr}: aggregate completion and error counts of the QPs it is
@@ -45,14 +47,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long completions() {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            return handle.completions();
-        } finally {
-            use.unlock();
-        }
+        return read(CompletionCounterHandle::completions);
     }
 
     /**
@@ -61,14 +56,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long errors() {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            return handle.errors();
-        } finally {
-            use.unlock();
-        }
+        return read(CompletionCounterHandle::errors);
     }
 
     /**
@@ -79,14 +67,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setCompletions(long value) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            handle.setCompletions(value);
-        } finally {
-            use.unlock();
-        }
+        change(CompletionCounterHandle::setCompletions, value);
     }
 
     /**
@@ -97,14 +78,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setErrors(long value) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            handle.setErrors(value);
-        } finally {
-            use.unlock();
-        }
+        change(CompletionCounterHandle::setErrors, value);
     }
 
     /**
@@ -114,14 +88,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementCompletions(long amount) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            handle.incrementCompletions(amount);
-        } finally {
-            use.unlock();
-        }
+        change(CompletionCounterHandle::incrementCompletions, amount);
     }
 
     /**
@@ -131,11 +98,28 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementErrors(long amount) {
+        change(CompletionCounterHandle::incrementErrors, amount);
+    }
+
+    /** A value of the counter, read under the shared lock, so a concurrent close waits for the read. */
+    private long read(ToLongFunction<CompletionCounterHandle> value) {
         Lock use = uses.readLock();
         use.lock();
         try {
             ensureOpen();
-            handle.incrementErrors(amount);
+            return value.applyAsLong(handle);
+        } finally {
+            use.unlock();
+        }
+    }
+
+    /** A change of the counter, made under the shared lock, so a concurrent close waits for it. */
+    private void change(ObjLongConsumer<CompletionCounterHandle> change, long value) {
+        Lock use = uses.readLock();
+        use.lock();
+        try {
+            ensureOpen();
+            change.accept(handle, value);
         } finally {
             use.unlock();
         }
