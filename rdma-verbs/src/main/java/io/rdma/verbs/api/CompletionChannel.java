@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code struct ibv_comp_channel} (verbs manual §5.1): where armed CQs signal their next completion.
@@ -30,7 +28,7 @@ public final class CompletionChannel extends VerbsResource {
      * it reads, so it must not run under one. The close first wakes the waiters
      * ({@link ChannelHandle#shutdown()}), so it never waits out their timeouts.
      */
-    private final ReadWriteLock waiters = new ReentrantReadWriteLock();
+    private final UseGuard waiters = new UseGuard(this);
     /**
      * Set when the close begins: a wait it ended, or one that starts after, is refused. It stays
      * set should the provider refuse the destroy, as the provider's waits are over for good.
@@ -54,7 +52,7 @@ public final class CompletionChannel extends VerbsResource {
      * @throws InterruptedException when the thread is interrupted while it waits
      */
     public Optional<CompletionQueue> awaitEvent(Duration timeout) throws InterruptedException {
-        Lock waiting = waiters.readLock();
+        Lock waiting = waiters.shared();
         waiting.lockInterruptibly();
         try {
             refuseIfClosing();
@@ -87,14 +85,7 @@ public final class CompletionChannel extends VerbsResource {
     void destroyHandle() {
         closing = true;
         handle.shutdown();
-        Lock destroy = waiters.writeLock();
-        destroy.lock();
-        try {
-            handle.destroy();
-            markClosed();
-        } finally {
-            destroy.unlock();
-        }
+        waiters.destroy(handle::destroy);
     }
 
     @Override

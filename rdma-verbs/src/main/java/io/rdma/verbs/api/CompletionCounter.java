@@ -4,11 +4,6 @@ import io.rdma.verbs.spi.CompletionCounterHandle;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.ObjLongConsumer;
-import java.util.function.ToLongFunction;
 
 /**
  * {@code struct ibv_comp_cntr}: aggregate completion and error counts of the QPs it is
@@ -34,7 +29,7 @@ public final class CompletionCounter extends VerbsResource {
      * inside the provider when the counter is destroyed. Completions are counted by the
      * provider on its own, without it: the completion path never takes this lock.
      */
-    private final ReadWriteLock uses = new ReentrantReadWriteLock();
+    private final UseGuard uses = new UseGuard(this);
 
     CompletionCounter(DeviceContext context, CompletionCounterHandle handle) {
         super(ResourceKind.COMPLETION_COUNTER, context, handle, List.of(context));
@@ -47,7 +42,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long completions() {
-        return read(CompletionCounterHandle::completions);
+        return uses.read(handle, CompletionCounterHandle::completions);
     }
 
     /**
@@ -56,7 +51,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public long errors() {
-        return read(CompletionCounterHandle::errors);
+        return uses.read(handle, CompletionCounterHandle::errors);
     }
 
     /**
@@ -67,7 +62,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setCompletions(long value) {
-        change(CompletionCounterHandle::setCompletions, value);
+        uses.change(handle, CompletionCounterHandle::setCompletions, value);
     }
 
     /**
@@ -78,7 +73,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void setErrors(long value) {
-        change(CompletionCounterHandle::setErrors, value);
+        uses.change(handle, CompletionCounterHandle::setErrors, value);
     }
 
     /**
@@ -88,7 +83,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementCompletions(long amount) {
-        change(CompletionCounterHandle::incrementCompletions, amount);
+        uses.change(handle, CompletionCounterHandle::incrementCompletions, amount);
     }
 
     /**
@@ -98,31 +93,7 @@ public final class CompletionCounter extends VerbsResource {
      * @throws ResourceClosedException when the counter is closed, before or while this is called
      */
     public void incrementErrors(long amount) {
-        change(CompletionCounterHandle::incrementErrors, amount);
-    }
-
-    /** A value of the counter, read under the shared lock, so a concurrent close waits for the read. */
-    private long read(ToLongFunction<CompletionCounterHandle> value) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            return value.applyAsLong(handle);
-        } finally {
-            use.unlock();
-        }
-    }
-
-    /** A change of the counter, made under the shared lock, so a concurrent close waits for it. */
-    private void change(ObjLongConsumer<CompletionCounterHandle> change, long value) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            change.accept(handle, value);
-        } finally {
-            use.unlock();
-        }
+        uses.change(handle, CompletionCounterHandle::incrementErrors, amount);
     }
 
     /** {@code comp_count_max_value}, a u64 ({@link Unsigned64#MAX} for the full range): one past it wraps to zero. */
@@ -156,14 +127,7 @@ public final class CompletionCounter extends VerbsResource {
 
     @Override
     void destroyHandle() {
-        Lock destroy = uses.writeLock();
-        destroy.lock();
-        try {
-            handle.destroy();
-            markClosed();
-        } finally {
-            destroy.unlock();
-        }
+        uses.destroy(handle::destroy);
     }
 
     @Override

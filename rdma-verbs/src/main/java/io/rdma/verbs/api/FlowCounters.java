@@ -4,9 +4,6 @@ import io.rdma.verbs.spi.CountersHandle;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code struct ibv_counters} (flow counters): counter points attached at indexes, each
@@ -25,7 +22,7 @@ public final class FlowCounters extends VerbsResource {
 
     private final CountersHandle handle;
     /** Reads hold it shared and the destroy exclusively, so that no read is inside the provider at the destroy. */
-    private final ReadWriteLock uses = new ReentrantReadWriteLock();
+    private final UseGuard uses = new UseGuard(this);
 
     FlowCounters(DeviceContext context, CountersHandle handle) {
         super(ResourceKind.FLOW_COUNTERS, context, handle, List.of(context));
@@ -75,14 +72,7 @@ public final class FlowCounters extends VerbsResource {
      * @throws ResourceClosedException when the counters are closed, before or while this is called
      */
     public int read(long[] values) {
-        Lock use = uses.readLock();
-        use.lock();
-        try {
-            ensureOpen();
-            return handle.read(values);
-        } finally {
-            use.unlock();
-        }
+        return uses.readInto(handle, values, CountersHandle::read);
     }
 
     CountersHandle countersHandle() {
@@ -92,14 +82,7 @@ public final class FlowCounters extends VerbsResource {
 
     @Override
     void destroyHandle() {
-        Lock destroy = uses.writeLock();
-        destroy.lock();
-        try {
-            handle.destroy();
-            markClosed();
-        } finally {
-            destroy.unlock();
-        }
+        uses.destroy(handle::destroy);
     }
 
     @Override
