@@ -46,7 +46,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * measured, and the score is messages per second delivered. Allocation ({@code -prof gc},
  * {@code gc.alloc.rate.norm}) counts every thread of the JVM per message: sender, poller, listener.
  * Warm-up 3 × 2 s, measurement 5 × 2 s, one fork, as annotated; run it with
- * {@code ./mvnw -o -pl rdma-spring-boot-autoconfigure -am -Pbench-spring -DskipTests test}
+ * {@code ./mvnw -pl rdma-spring-boot-autoconfigure -am -Pbench-spring -DskipTests test}
  * ({@code -Djmh.args="..."} for other JMH options).
  */
 @State(Scope.Benchmark)
