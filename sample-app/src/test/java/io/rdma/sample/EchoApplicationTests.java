@@ -1,16 +1,21 @@
 package io.rdma.sample;
 
+import com.jayway.jsonpath.JsonPath;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The service as it ships: provider auto (simulated here, without hardware), real HTTP. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -43,6 +48,17 @@ class EchoApplicationTests {
                 .contains("\"maxMrSize\":18446744073709551615")
                 .containsPattern("\"nodeGuid\":\"[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}\"");
         get("/echo?message=counted");
+        // values, not only names: the echo's completions on cq0, the peer's reply on 'sends' (whose
+        // completion may come a moment after the reply arrived)
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            String rdma = get("/actuator/rdma").body();
+            assertThat(JsonPath.<List<Integer>>read(rdma, "$.devices[0].completionQueues[?(@.name == 'cq0')]"
+                    + ".completions.SUCCESS")).singleElement().satisfies(count -> assertThat(count).isPositive());
+            assertThat(JsonPath.<List<Integer>>read(rdma, "$.devices[0].completionCounters[?(@.name == 'sends')]"
+                    + ".completions")).singleElement().satisfies(count -> assertThat(count).isPositive());
+        });
+        assertThat(get("/actuator/rdma/rxe0/1").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/rdma/rxe0/2").statusCode()).isEqualTo(404);
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_completion_counter_completions_total").contains("rdma_port_counter_total");
     }

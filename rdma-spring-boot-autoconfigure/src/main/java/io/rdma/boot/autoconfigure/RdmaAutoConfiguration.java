@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -21,9 +23,11 @@ import org.springframework.context.annotation.Import;
  * Builds the resources declared under {@code rdma}: the provider's device list, one bean per
  * declared resource, and the {@code rdmaResources} bean that knows them all; then delivers the
  * completions of every declared CQ while the application runs, brings up the declared
- * connections, and offers the {@link RdmaTemplate} and {@code @RdmaListener} methods. The
- * {@code rdma.*} properties are bound once, as the resources are registered, and everything at
- * run time reads the checked plan made of them ({@link RdmaResources}), never the raw properties.
+ * connections, offers the {@link RdmaTemplate} and {@code @RdmaListener} methods, and publishes
+ * async events, port state changes and connection state changes as Spring application events
+ * ({@code io.rdma.spring.event}). The {@code rdma.*} properties are bound once, as the resources
+ * are registered, and everything at run time reads the checked plan made of them
+ * ({@link RdmaResources}), never the raw properties.
  */
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
@@ -52,8 +56,14 @@ public final class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RdmaConnections rdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                                    RdmaTemplate template) {
-        return new RdmaConnections(resources, router, pollers, template);
+                                    RdmaTemplate template, ApplicationEventPublisher events) {
+        return new RdmaConnections(resources, router, pollers, template, events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaAsyncEventPublisher rdmaAsyncEventPublisher(RdmaResources resources, ApplicationEventPublisher events) {
+        return new RdmaAsyncEventPublisher(resources, events);
     }
 
     @Bean

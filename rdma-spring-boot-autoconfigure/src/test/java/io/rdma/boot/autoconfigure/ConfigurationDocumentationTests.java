@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.boot.autoconfigure.endpoint.RdmaEndpointProperties;
+
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -14,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every key of {@link RdmaProperties}, nested map values included (which the configuration
- * metadata cannot describe below a map), appears in docs/configuration.md.
+ * metadata cannot describe below a map), and of {@link RdmaEndpointProperties} appears in
+ * docs/configuration.md.
  */
 class ConfigurationDocumentationTests {
 
@@ -29,7 +32,8 @@ class ConfigurationDocumentationTests {
                 RdmaProperties.MemoryPool.class, RdmaProperties.SharedReceiveQueue.class,
                 RdmaProperties.QueuePair.class, RdmaProperties.Flow.class, RdmaProperties.FlowMatch.class,
                 RdmaProperties.Connections.class, RdmaProperties.ConnectionListener.class,
-                RdmaProperties.OutboundConnection.class, RdmaProperties.Backoff.class, RdmaProperties.Shutdown.class)) {
+                RdmaProperties.OutboundConnection.class, RdmaProperties.Backoff.class, RdmaProperties.Shutdown.class,
+                RdmaEndpointProperties.class, RdmaEndpointProperties.CounterWrites.class)) {
             for (Field field : type.getDeclaredFields()) {
                 if (!Modifier.isStatic(field.getModifiers())) {
                     keys.add(field.getName().replaceAll("([A-Z])", "-$1").toLowerCase());

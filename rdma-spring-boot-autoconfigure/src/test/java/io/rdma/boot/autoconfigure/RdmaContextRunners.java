@@ -17,6 +17,8 @@ import java.util.function.Predicate;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
@@ -62,7 +64,8 @@ public final class RdmaContextRunners {
      */
     public static final String PEER_ADDRESS = PROVIDER == ProviderKind.SIMULATED ? LOOPBACK : deviceAddress();
 
-    private static final String PROVIDER_PROPERTY = "rdma.provider=" + PROVIDER.name().toLowerCase(Locale.ROOT);
+    /** {@code rdma.provider=<the selected provider>}, for an application a test starts itself. */
+    public static final String PROVIDER_PROPERTY = "rdma.provider=" + PROVIDER.name().toLowerCase(Locale.ROOT);
 
     private RdmaContextRunners() {
     }
@@ -117,7 +120,27 @@ public final class RdmaContextRunners {
 
     private static ApplicationContextRunner withDeclaration(ApplicationContextRunner runner, String declaration, String device,
                                                             String peerAddress) {
-        return runner.withPropertyValues("rdma-test.peer-address=" + peerAddress).withInitializer(context -> {
+        return runner.withPropertyValues("rdma-test.peer-address=" + peerAddress)
+                .withInitializer(declaration(declaration, device));
+    }
+
+    /**
+     * For an application a test starts itself (a web server, say), as {@link #runner(String)}
+     * prepares a runner: {@code declarations/<name>.yml} in its environment, its device renamed
+     * to {@link #DEVICE} and its peers at {@link #PEER_ADDRESS}.
+     */
+    public static ApplicationContextInitializer<ConfigurableApplicationContext> declaration(String declaration) {
+        ApplicationContextInitializer<ConfigurableApplicationContext> declared = declaration(declaration, DEVICE);
+        return context -> {
+            declared.initialize(context);
+            context.getEnvironment().getPropertySources().addLast(new MapPropertySource("rdma-test",
+                    Map.of("rdma-test.peer-address", PEER_ADDRESS)));
+        };
+    }
+
+    private static ApplicationContextInitializer<ConfigurableApplicationContext> declaration(String declaration,
+                                                                                            String device) {
+        return context -> {
             try {
                 List<PropertySource<?>> sources = new YamlPropertySourceLoader()
                         .load(declaration, new ClassPathResource("declarations/" + declaration + ".yml"));
@@ -126,7 +149,7 @@ public final class RdmaContextRunners {
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read declaration " + declaration, e);
             }
-        });
+        };
     }
 
     /** {@code source} with every {@code ...devices.sim0...} key renamed to {@code device}. */

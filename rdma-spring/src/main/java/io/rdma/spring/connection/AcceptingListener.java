@@ -181,6 +181,8 @@ final class AcceptingListener {
         logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"
                 + name + "' (0x" + Integer.toHexString(qp.qpNumber()) + ")");
         hub.connected(peer.view());
+        hub.stateChanged(plan.name(), name, hostAndPort(connection.remoteAddress()), ConnectionState.DOWN,
+                ConnectionState.UP);
     }
 
     /** Once per peer, whichever comes first: its queue pair failed, or it disconnected. */
@@ -194,7 +196,14 @@ final class AcceptingListener {
             release(peer);
         } finally {
             slots.release();
+            hub.stateChanged(plan.name(), peer.view().name(), hostAndPort(peer.view().remote()),
+                    ConnectionState.UP, ConnectionState.DOWN);
         }
+    }
+
+    /** {@code 10.77.0.2:49152}, as an outbound connection names its listener; no resolver is asked. */
+    private static String hostAndPort(InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
     }
 
     private void release(Peer peer) {

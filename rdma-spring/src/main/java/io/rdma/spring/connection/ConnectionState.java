@@ -1,6 +1,9 @@
 package io.rdma.spring.connection;
 
-/** Where an outbound connection stands, as health and {@code /actuator/rdma} report it. */
+/**
+ * Where an outbound connection stands, as health and {@code /actuator/rdma} report it; a
+ * listener's peer is UP from its acceptance until it is let go, then DOWN.
+ */
 public enum ConnectionState {
     /** Connected: the queue pair is in RTS towards the listener. */
     UP,

@@ -62,7 +62,7 @@ final class OutboundConnection {
                 }
             }
         }
-        state = ConnectionState.DOWN;
+        moveTo(ConnectionState.DOWN);
         throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1, last);
     }
 
@@ -74,7 +74,7 @@ final class OutboundConnection {
         if (state == ConnectionState.UP && hub.isRunning() && recovering.compareAndSet(false, true)) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + reason + "; reconnecting " + target());
-            state = ConnectionState.CONNECTING;
+            moveTo(ConnectionState.CONNECTING);
             hub.execute(this::reconnect);
         }
     }
@@ -92,7 +92,7 @@ final class OutboundConnection {
                     return;
                 } catch (VerbsException | UnknownHostException e) {
                     if (attempt > plan.retries()) {
-                        state = ConnectionState.DOWN;
+                        moveTo(ConnectionState.DOWN);
                     }
                     Thread.sleep(plan.backoff(attempt));
                 }
@@ -100,8 +100,8 @@ final class OutboundConnection {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            state = ConnectionState.DOWN;
             lastFailure = e.getMessage();
+            moveTo(ConnectionState.DOWN);
             logger.error("RDMA connection '" + plan.name() + "' could not be recovered", e);
         } finally {
             recovering.set(false);
@@ -125,8 +125,8 @@ final class OutboundConnection {
             throw e;
         }
         connection = established;
-        state = ConnectionState.UP;
         lastFailure = null;
+        moveTo(ConnectionState.UP);
         // on the provider's event thread; a disconnect of a connection already replaced is old news
         established.onPeerDisconnect(gone -> {
             if (gone == connection) {
@@ -136,6 +136,18 @@ final class OutboundConnection {
         logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
                 + target());
         hub.connected(view());
+    }
+
+    /** Publishes the change, once per change: a round of failed attempts moves to DOWN at each attempt. */
+    private void moveTo(ConnectionState next) {
+        ConnectionState previous;
+        synchronized (this) {
+            previous = state;
+            state = next;
+        }
+        if (previous != next) {
+            hub.stateChanged(plan.name(), plan.queuePair(), plan.host() + ":" + plan.port(), previous, next);
+        }
     }
 
     /** Closes the connection (QP to ERR: what is posted is flushed), lets the flush be delivered, tells observers. */

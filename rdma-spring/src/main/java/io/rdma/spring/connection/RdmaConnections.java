@@ -2,6 +2,7 @@ package io.rdma.spring.connection;
 
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.event.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
@@ -37,6 +38,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -52,6 +54,9 @@ import org.springframework.context.SmartLifecycle;
  * for accepted peers: at stop they are closed in libibverbs' destroy order (listeners first,
  * then connections, their QPs flushed and the flush delivered, then the prototype QPs) before
  * any declared resource is destroyed.
+ *
+ * <p>Every state change of a connection or of a listener's peer is published as an
+ * {@link RdmaConnectionStateChangedEvent}.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
@@ -81,6 +86,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final CompletionRouter router;
     private final CompletionPollers pollers;
     private final RdmaTemplate template;
+    private final ApplicationEventPublisher events;
     private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
     private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
     private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
@@ -99,11 +105,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private boolean closed;
 
     public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                           RdmaTemplate template) {
+                           RdmaTemplate template, ApplicationEventPublisher events) {
         this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.template = template;
+        this.events = events;
     }
 
     /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
@@ -243,6 +250,19 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             up.remove(connection.name());
             observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
                     false));
+        }
+    }
+
+    /**
+     * Publishes a state change of connection (or listener) {@code name} on {@code queuePair}; a
+     * failing application listener is logged, as it must not stop the connection from
+     * recovering.
+     */
+    void stateChanged(String name, String queuePair, String peer, ConnectionState oldState, ConnectionState newState) {
+        try {
+            events.publishEvent(new RdmaConnectionStateChangedEvent(name, queuePair, peer, oldState, newState));
+        } catch (RuntimeException e) {
+            logger.error("A listener of the state changes of RDMA connection '" + name + "' failed", e);
         }
     }
 

@@ -136,6 +136,15 @@ public final class RdmaResources {
         return resources.stream().filter(managed -> managed.name().equals(name)).findFirst();
     }
 
+    /**
+     * The declared resource {@code resource} was created for, found by identity: how an async
+     * event's resource gets the name the configuration gives it. Empty for what the
+     * configuration does not declare (a listener's per-peer queue pairs).
+     */
+    public Optional<ManagedResource> declarationOf(VerbsResource resource) {
+        return resources.stream().filter(managed -> managed.resource() == resource).findFirst();
+    }
+
     /** A typed resource with its name and declaration. */
     public record Named<T extends VerbsResource>(String name, DeclaredResource declaration, T resource) {
     }

@@ -1,19 +1,37 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
+import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.CompletionQueueDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.DeviceDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.RdmaDescriptor;
+import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.FlowDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.PortDescriptor;
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.Flow;
+import io.rdma.verbs.api.FlowCounters;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.Unsigned64;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class RdmaEndpointTests {
 
@@ -49,6 +67,80 @@ class RdmaEndpointTests {
                             .satisfies(rpc -> assertThat(rpc.property())
                                     .isEqualTo(RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0.queue-pairs.rpc"));
                 });
+    }
+
+    /**
+     * A send from the client to the listener's peer is two successful completions on cq0 (the
+     * client's send, the peer's receive), which the endpoint shows under the status they had.
+     */
+    @Test
+    void completionQueuesShowTheirCompletionsByStatus() {
+        exposed(RdmaContextRunners.runner("connected")).withBean(Server.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaEndpoint endpoint = context.getBean(RdmaEndpoint.class);
+            long before = successes(endpoint);
+            context.getBean(RdmaTemplate.class).send("client", "counted".getBytes(StandardCharsets.UTF_8))
+                    .get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> successes(endpoint) >= before + 2);
+            assertThat(cq0(endpoint).polling()).isEqualTo("ADAPTIVE");
+        });
+    }
+
+    /**
+     * Simulated only: the client's queue pair fails by fault injection; the listener lets its
+     * peer go, whose posted receives are flushed, and cq0 shows them as WR_FLUSH_ERR.
+     */
+    @Test
+    @SimulatedOnly
+    void flushedCompletionsShowUnderTheirStatus() {
+        exposed(RdmaContextRunners.simulatedRunner("connected")).withBean(Server.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaEndpoint endpoint = context.getBean(RdmaEndpoint.class);
+            assertThat(cq0(endpoint).completions()).doesNotContainKey(CompletionStatus.WR_FLUSH_ERR);
+            context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow().failQueuePair(
+                    RdmaContextRunners.DECLARED_DEVICE, context.getBean("client", QueuePair.class).qpNumber());
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    cq0(endpoint).completions().getOrDefault(CompletionStatus.WR_FLUSH_ERR, 0L) > 0);
+        });
+    }
+
+    @Test
+    void flowsShowThePacketsAndBytesTheirCountersCollected() {
+        RdmaContextRunners.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
+        exposed(RdmaContextRunners.runner("flows")).run(context -> {
+            FlowCounters counters = context.getBean("ingress", Flow.class).counters();
+            long[] values = counters.read();
+            FlowDescriptor flow = context.getBean(RdmaEndpoint.class).rdma().devices().getFirst().flows()
+                    .getFirst();
+            assertThat(flow.name()).isEqualTo("ingress");
+            assertThat(flow.port()).isEqualTo(1);
+            // flows.yml declares counters: [packets, bytes], at indexes 0 and 1
+            assertThat(flow.packets()).isEqualTo(Unsigned64.toBigInteger(values[0]));
+            assertThat(flow.bytes()).isEqualTo(Unsigned64.toBigInteger(values[1]));
+        });
+    }
+
+    private static ApplicationContextRunner exposed(ApplicationContextRunner runner) {
+        return runner.withConfiguration(AutoConfigurations.of(RdmaEndpointAutoConfiguration.class))
+                .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=rdma");
+    }
+
+    private static CompletionQueueDescriptor cq0(RdmaEndpoint endpoint) {
+        return endpoint.rdma().devices().getFirst().completionQueues().stream()
+                .filter(cq -> cq.name().equals("cq0")).findFirst().orElseThrow();
+    }
+
+    private static long successes(RdmaEndpoint endpoint) {
+        Map<CompletionStatus, Long> completions = cq0(endpoint).completions();
+        return completions.getOrDefault(CompletionStatus.SUCCESS, 0L);
+    }
+
+    /** The listener's side: it receives what the client sends. */
+    static final class Server {
+
+        @RdmaListener(connectionListener = "echo")
+        void receive(byte[] request) {
+        }
     }
 
     @Test
