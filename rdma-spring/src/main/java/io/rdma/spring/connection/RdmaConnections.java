@@ -2,7 +2,6 @@ package io.rdma.spring.connection;
 
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.event.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;

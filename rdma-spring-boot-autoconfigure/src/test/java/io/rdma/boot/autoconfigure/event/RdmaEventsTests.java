@@ -4,7 +4,7 @@ import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.event.RdmaAsyncEvent;
-import io.rdma.spring.event.RdmaConnectionStateChangedEvent;
+import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.event.RdmaPortStateChangedEvent;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.verbs.api.AsyncEventType;

@@ -1,7 +1,7 @@
 package io.rdma.sample;
 
 import io.rdma.spring.event.RdmaAsyncEvent;
-import io.rdma.spring.event.RdmaConnectionStateChangedEvent;
+import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.event.RdmaPortStateChangedEvent;
 
 import org.apache.commons.logging.Log;
@@ -16,9 +16,9 @@ import org.springframework.stereotype.Component;
  * or a connection's thread, so they only log.
  */
 @Component
-class FabricEventLog {
+class RdmaEventLog {
 
-    private static final Log logger = LogFactory.getLog(FabricEventLog.class);
+    private static final Log logger = LogFactory.getLog(RdmaEventLog.class);
 
     @EventListener
     void portChanged(RdmaPortStateChangedEvent event) {

@@ -1,6 +1,4 @@
-package io.rdma.spring.event;
-
-import io.rdma.spring.connection.ConnectionState;
+package io.rdma.spring.connection;
 
 /**
  * A declared connection, or a peer of a declared listener, changed state. Published on the
