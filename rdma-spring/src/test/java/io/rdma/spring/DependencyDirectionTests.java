@@ -6,12 +6,13 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The programming model is plain Spring over the verbs API: it knows neither Spring Boot nor the
  * auto-configuration that wires it (so that it can be wired by hand, and the arrows point from
  * the auto-configuration to it), nor a provider or the provider SPI (so that either provider
- * serves every feature).
+ * serves every feature); and its packages depend on each other one way, without cycles.
  */
 class DependencyDirectionTests {
 
@@ -28,5 +29,10 @@ class DependencyDirectionTests {
     void theProgrammingModelUsesTheVerbsApiOnly() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("io.rdma.verbs.provider..", "io.rdma.verbs.spi..")
                 .check(MAIN);
+    }
+
+    @Test
+    void thePackagesOfTheProgrammingModelDependOnEachOtherWithoutCycles() {
+        slices().matching("io.rdma.spring.(*)..").should().beFreeOfCycles().check(MAIN);
     }
 }
