@@ -44,7 +44,8 @@ class EchoApplicationTests {
                 .containsPattern("\"nodeGuid\":\"[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}\"");
         get("/echo?message=counted");
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
-                .contains("rdma_completion_counter_completions_total").contains("rdma_port_counter_total");
+                .contains("rdma_comp_cntr_completions_total").contains("rdma_state_id")
+                .contains("rdma_provider_info{");
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
