@@ -8,6 +8,7 @@ import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,6 +26,8 @@ import org.jspecify.annotations.Nullable;
 public class FlowCounterMetrics implements MeterBinder {
 
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public FlowCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -38,6 +41,7 @@ public class FlowCounterMetrics implements MeterBinder {
                 continue;
             }
             ScrapeSnapshot<long[]> snapshot = new ScrapeSnapshot<>(() -> read(counters));
+            snapshots.add(snapshot);
             String device = counters.context().deviceName();
             List<CounterDescription> points = resources.flowCounterPoints(flow.name());
             for (int index = 0; index < points.size(); index++) {

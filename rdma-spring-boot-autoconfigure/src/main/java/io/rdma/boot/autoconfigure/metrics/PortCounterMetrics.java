@@ -7,8 +7,10 @@ import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -34,6 +36,8 @@ public class PortCounterMetrics implements MeterBinder {
     static final String HW_STAT = "rdma.port.hw.stat";
 
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public PortCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -45,6 +49,7 @@ public class PortCounterMetrics implements MeterBinder {
             DeviceContext context = device.resource();
             for (int port : resources.configuredPorts(device.name())) {
                 ScrapeSnapshot<PortCounters> snapshot = new ScrapeSnapshot<>(() -> read(context, port));
+                snapshots.add(snapshot);
                 PortCounters offered = context.portCounters(port);
                 Tags tags = Tags.of("device", device.name(), "port", Integer.toString(port));
                 for (String name : new TreeSet<>(offered.counters().keySet())) {

@@ -7,7 +7,9 @@ import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.VerbsException;
 
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.Gauge;
@@ -31,6 +33,8 @@ import org.jspecify.annotations.Nullable;
 public class PortStateMetrics implements MeterBinder {
 
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public PortStateMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -52,9 +56,10 @@ public class PortStateMetrics implements MeterBinder {
         }
     }
 
-    private static void bindPort(MeterRegistry registry, String device, DeviceContext context, int port) {
+    private void bindPort(MeterRegistry registry, String device, DeviceContext context, int port) {
         Tags tags = Tags.of("device", device, "port", Integer.toString(port));
         ScrapeSnapshot<PortAttributes> snapshot = new ScrapeSnapshot<>(() -> query(context, port));
+        snapshots.add(snapshot);
         gauge(registry, "rdma.state.id", "Logical state of the port, the ibv_port_state code"
                 + " (0: nop, 1: down, 2: init, 3: armed, 4: active, 5: active defer)", tags, snapshot,
                 attributes -> attributes.state().ordinal());

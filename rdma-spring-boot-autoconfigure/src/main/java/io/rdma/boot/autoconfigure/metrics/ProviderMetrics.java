@@ -4,8 +4,10 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,6 +24,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 public class ProviderMetrics implements MeterBinder {
 
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public ProviderMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -36,6 +40,7 @@ public class ProviderMetrics implements MeterBinder {
                         "reason", verbs.selectionReason())
                 .register(registry);
         ScrapeSnapshot<Map<ResourceKind, Long>> census = new ScrapeSnapshot<>(verbs::liveObjects);
+        snapshots.add(census);
         for (ResourceKind kind : ResourceKind.values()) {
             if (kind == ResourceKind.MEMORY_POOL) {
                 continue; // a provider sees a pool as the one region it registers: pools count as memory_region

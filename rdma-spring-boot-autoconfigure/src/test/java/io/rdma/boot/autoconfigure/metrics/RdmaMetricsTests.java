@@ -47,6 +47,18 @@ class RdmaMetricsTests {
         });
     }
 
+    /** Micrometer holds a meter's state object weakly: a collection must not leave the shared snapshots' meters NaN. */
+    @Test
+    void metersSurviveAGarbageCollection() {
+        RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            System.gc();
+            assertThat(scrape.value("rdma_state_id", PORT_1)).isEqualTo(4.0);
+            assertThat(scrape.value("rdma_live_objects", Map.of("kind", "device_context"))).isGreaterThanOrEqualTo(1.0);
+            assertThat(scrape.samples()).noneSatisfy((series, value) -> assertThat(value).as("%s", series).isNaN());
+        });
+    }
+
     @Test
     void completionCountersAreReadOnScrapeAndStayUnsigned() {
         RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
