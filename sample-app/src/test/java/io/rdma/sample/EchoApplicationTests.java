@@ -60,7 +60,8 @@ class EchoApplicationTests {
         assertThat(get("/actuator/rdma/rxe0/1").statusCode()).isEqualTo(200);
         assertThat(get("/actuator/rdma/rxe0/2").statusCode()).isEqualTo(404);
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
-                .contains("rdma_completion_counter_completions_total").contains("rdma_port_counter_total");
+                .contains("rdma_comp_cntr_completions_total").contains("rdma_state_id")
+                .contains("rdma_provider_info{");
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

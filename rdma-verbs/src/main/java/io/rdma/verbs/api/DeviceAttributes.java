@@ -4,13 +4,20 @@ import java.util.Set;
 
 /**
  * {@code struct ibv_device_attr} (verbs manual §2.3), plus the extended limits this API needs to
- * decide what a device can do: completion timestamps, completion counters and flow counters.
+ * decide what a device can do (completion timestamps, completion counters and flow counters) and
+ * the identity sysfs gives the board ({@code board_id}, {@code hca_type}), which monitoring shows
+ * beside the firmware version.
  *
  * <p>{@code maxMrSize}, {@code pageSizeCap} and {@code completionCounterMaxValue} are unsigned
  * 64-bit values held in a {@code long}: rxe and mlx5 report {@code max_mr_size} as 2^64 - 1, which
  * is {@code -1} read signed. Compare them with {@link Long#compareUnsigned} and print them with
  * {@link Unsigned64}. GUIDs are {@link Guid}s.
  *
+ * @param firmwareVersion               {@code fw_ver}
+ * @param boardId                       sysfs {@code board_id} (mlx5: the PSID, {@code MT_0000000010}); empty
+ *                                      where the driver has none, as rxe
+ * @param hcaType                       sysfs {@code hca_type} (mlx5: {@code MT4119}); empty where the driver
+ *                                      has none, as rxe
  * @param maxMrSize                     unsigned: the largest region {@code ibv_reg_mr} accepts
  * @param pageSizeCap                   unsigned: the page sizes the device supports, as a bit mask
  * @param completionCounterMaxValue     unsigned: the value at which a completion counter wraps
@@ -21,6 +28,8 @@ import java.util.Set;
  */
 public record DeviceAttributes(
         String firmwareVersion,
+        String boardId,
+        String hcaType,
         Guid nodeGuid,
         Guid systemImageGuid,
         long maxMrSize,

@@ -103,13 +103,15 @@ public final class DeviceContext extends VerbsResource {
     }
 
     /**
-     * Port and hardware counters by name, as the device exposes them (sysfs on Linux): u64s, see {@link Unsigned64}.
+     * All port and hardware counters of {@code port} in one read, as the device exposes them
+     * (sysfs on Linux): u64s, see {@link Unsigned64}. Each call reads every counter again; a
+     * caller that wants several of them reads once and takes them from the one snapshot.
      *
      * @throws VerbsException EINVAL when {@code port} is not a port of the device or has no sysfs
      *         directory; EIO when the counter directory cannot be listed
      * @throws ResourceClosedException when the context is closed
      */
-    public Map<String, Long> portCounters(int port) {
+    public PortCounters portCounters(int port) {
         ensureOpen();
         checkPort(port, "port counters");
         return handle.portCounters(port);

@@ -30,6 +30,23 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
+     * Bytes registered with this PD now: the lengths of its open memory regions and pools, which
+     * is what the device pins and counts against the locked-memory limit. Walks the PD's
+     * dependents under the context's lifecycle lock, so it is for monitoring, not the data path.
+     */
+    public long registeredBytes() {
+        long bytes = 0;
+        for (VerbsResource dependent : dependents()) {
+            if (dependent instanceof MemoryRegion region) {
+                bytes += region.length();
+            } else if (dependent instanceof MemoryPool pool) {
+                bytes += (long) pool.bufferSize() * pool.capacity();
+            }
+        }
+        return bytes;
+    }
+
+    /**
      * {@code ibv_reg_mr} over memory the caller owns and keeps alive at least until the region is
      * closed.
      *

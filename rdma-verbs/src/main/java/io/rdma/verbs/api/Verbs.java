@@ -36,6 +36,7 @@ public final class Verbs implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Verbs.class.getName());
 
     private final String providerName;
+    private final ProviderKind requested;
     private final String selectionReason;
     private final ProviderSession session;
     private final List<Device> devices;
@@ -48,8 +49,9 @@ public final class Verbs implements AutoCloseable {
     private final ReadWriteLock openLock = new ReentrantReadWriteLock();
     private volatile boolean closed;
 
-    private Verbs(String providerName, String selectionReason, ProviderSession session) {
+    private Verbs(String providerName, ProviderKind requested, String selectionReason, ProviderSession session) {
         this.providerName = providerName;
+        this.requested = requested;
         this.selectionReason = selectionReason;
         this.session = session;
         List<Device> list = new ArrayList<>();
@@ -97,7 +99,7 @@ public final class Verbs implements AutoCloseable {
         }
         String reason = "provider '" + kind.providerName() + "' was requested; " + availability.reason();
         LOG.log(System.Logger.Level.INFO, reason);
-        return new Verbs(provider.name(), reason, provider.open(settings));
+        return new Verbs(provider.name(), kind, reason, provider.open(settings));
     }
 
     private static Verbs openAuto(List<? extends ProviderSettings> settings) {
@@ -109,7 +111,7 @@ public final class Verbs implements AutoCloseable {
             if (availability.available() && availability.deviceCount() > 0) {
                 String reason = "auto: native provider selected: " + availability.reason();
                 LOG.log(System.Logger.Level.INFO, reason);
-                return new Verbs(provider.name(), reason, provider.open(settings));
+                return new Verbs(provider.name(), ProviderKind.AUTO, reason, provider.open(settings));
             }
             nativeState = availability.reason();
         } else {
@@ -120,7 +122,7 @@ public final class Verbs implements AutoCloseable {
                 "add rdma-verbs to the class path"));
         String reason = "auto: simulated fabric selected because the native provider is unusable: " + nativeState;
         LOG.log(System.Logger.Level.INFO, reason);
-        return new Verbs(simulated.name(), reason, simulated.open(settings));
+        return new Verbs(simulated.name(), ProviderKind.AUTO, reason, simulated.open(settings));
     }
 
     private static Optional<VerbsProvider> find(String name) {
@@ -134,6 +136,14 @@ public final class Verbs implements AutoCloseable {
 
     public String providerName() {
         return providerName;
+    }
+
+    /**
+     * The kind the application asked for: with {@link ProviderKind#AUTO}, a {@link #providerName()}
+     * of {@code simulated} means the native provider was passed over ({@link #selectionReason()} says why).
+     */
+    public ProviderKind requestedKind() {
+        return requested;
     }
 
     /** Why this provider serves the application, as logged at selection. */

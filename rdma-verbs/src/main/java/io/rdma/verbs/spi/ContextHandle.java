@@ -5,9 +5,9 @@ import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortCounters;
 
 import java.util.List;
-import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,8 +26,8 @@ public interface ContextHandle {
     /** The used entries of a port's GID table, in index order: empty entries are left out. */
     List<GidEntry> gidTable(int port);
 
-    /** Port and hardware counters by name (sysfs {@code counters/} and {@code hw_counters/} on Linux). */
-    Map<String, Long> portCounters(int port);
+    /** One read of every port and hardware counter of the port (sysfs {@code counters/} and {@code hw_counters/} on Linux). */
+    PortCounters portCounters(int port);
 
     PdHandle allocatePd();
 

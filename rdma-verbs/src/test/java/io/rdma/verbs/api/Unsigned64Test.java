@@ -43,7 +43,7 @@ class Unsigned64Test {
     }
 
     private static DeviceAttributes attributesWithMaxMrSize(long maxMrSize) {
-        return new DeviceAttributes("fw", new Guid(1), new Guid(1), maxMrSize, 0xffff_f000L, 0, 0, 0, 1, 1, 1, 1, 1,
+        return new DeviceAttributes("fw", "", "", new Guid(1), new Guid(1), maxMrSize, 0xffff_f000L, 0, 0, 0, 1, 1, 1, 1, 1,
                 1, 1, 1, 1, AtomicCapability.NONE, 1, 1, 1, 1, 0, 1, false, 0, Unsigned64.MAX,
                 java.util.Set.of(), false);
     }

@@ -17,6 +17,9 @@ import org.springframework.boot.health.contributor.Health;
  * DOWN; DOWN, with each port's and connection's state, as soon as one is not (cable pulled,
  * subnet manager gone, {@code FabricControl.setPortState}, a peer that stays unreachable). A
  * connection that is CONNECTING (a reconnection under way) does not take health down.
+ *
+ * <p>A port's state is {@code ibv_query_port} at each check, never cached, the read the
+ * {@code rdma_state_id} meter makes on each scrape: health and metrics agree on a port that went down.
  */
 public class RdmaHealthIndicator extends AbstractHealthIndicator {
 

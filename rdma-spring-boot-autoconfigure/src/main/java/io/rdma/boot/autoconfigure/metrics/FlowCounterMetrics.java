@@ -1,23 +1,33 @@
 package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.spring.resource.RdmaResources;
+import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
 
-import java.util.Locale;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * {@code rdma.flow.packets} and {@code rdma.flow.bytes} per flow, one meter per counter point
- * the flow's configuration declares, read with {@code ibv_read_counters} on scrape (u64s, read unsigned).
+ * {@code rdma_flow_packets_total} and {@code rdma_flow_bytes_total} per flow with counters, one
+ * meter per counter point the flow's configuration declares, tagged {@code device}, {@code port},
+ * {@code flow} and {@code index}. A device without flow counters (rxe) has no flow with counters,
+ * so no meter. The points of a flow share one {@code ibv_read_counters} per scrape
+ * ({@link ScrapeSnapshot}); the values are u64s, read unsigned.
  */
 public class FlowCounterMetrics implements MeterBinder {
 
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public FlowCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -30,13 +40,17 @@ public class FlowCounterMetrics implements MeterBinder {
             if (counters == null) {
                 continue;
             }
+            ScrapeSnapshot<long[]> snapshot = new ScrapeSnapshot<>(() -> read(counters));
+            snapshots.add(snapshot);
             String device = counters.context().deviceName();
-            var descriptions = resources.flowCounterPoints(flow.name());
-            for (int index = 0; index < descriptions.size(); index++) {
+            List<CounterDescription> points = resources.flowCounterPoints(flow.name());
+            for (int index = 0; index < points.size(); index++) {
                 int point = index;
-                String what = descriptions.get(index).name().toLowerCase(Locale.ROOT);
-                FunctionCounter.builder("rdma.flow." + what, counters, c -> read(c, point))
-                        .description("Flow counter point " + point + " of the flow").baseUnit(what)
+                int reader = snapshot.reader();
+                boolean packets = points.get(index) == CounterDescription.PACKETS;
+                FunctionCounter.builder(packets ? "rdma.flow.packets" : "rdma.flow.bytes", snapshot,
+                                s -> value(s.valueFor(reader), point))
+                        .description(packets ? "Packets the flow steered" : "Bytes the flow steered")
                         .tags("device", device, "port", Integer.toString(flow.resource().spec().port()), "flow",
                                 flow.name(), "index", Integer.toString(point))
                         .register(registry);
@@ -44,11 +58,16 @@ public class FlowCounterMetrics implements MeterBinder {
         }
     }
 
-    private static double read(FlowCounters counters, int index) {
-        if (counters.isClosed()) {
-            return Double.NaN;
+    private static double value(long @Nullable [] values, int index) {
+        return values != null && index < values.length ? Unsigned64.toDouble(values[index]) : Double.NaN;
+    }
+
+    /** Every point of the flow in one {@code ibv_read_counters}; null once the counters are closed. */
+    private static long @Nullable [] read(FlowCounters counters) {
+        try {
+            return counters.isClosed() ? null : counters.read();
+        } catch (ResourceClosedException e) {
+            return null;
         }
-        long[] values = counters.read();
-        return index < values.length ? Unsigned64.toDouble(values[index]) : Double.NaN;
     }
 }

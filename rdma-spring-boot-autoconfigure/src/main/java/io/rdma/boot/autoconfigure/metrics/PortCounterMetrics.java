@@ -2,21 +2,42 @@ package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.PortCounters;
+import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
+import io.rdma.verbs.api.VerbsException;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * {@code rdma.port.counter} per configured port and counter, as the device exposes them
- * ({@code DeviceContext.portCounters}): discovered when bound, read on scrape, tagged
- * {@code device}, {@code port} and {@code counter} (a fixed set per device, so tags stay bounded).
- * sysfs counters are u64s, read unsigned.
+ * The port and hardware counters of each configured port, under node_exporter's names
+ * ({@link NodeExporterNames}) where it has one, else as {@code rdma_port_hw_stat_total{stat}}, tagged
+ * {@code device} and {@code port}. Discovered when bound from what the device offers, so a device
+ * without PMA counters (rxe) or without some hardware counter has no meter for it rather than a zero.
+ *
+ * <p>All meters of a port share one {@link ScrapeSnapshot}: a scrape reads the port's sysfs
+ * directories once, not once per counter. A counter in both directories keeps the {@code counters/}
+ * one. sysfs counters are u64s, read unsigned.
  */
 public class PortCounterMetrics implements MeterBinder {
 
+    static final String HW_STAT = "rdma.port.hw.stat";
+
     private final RdmaResources resources;
+    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
+    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
 
     public PortCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -27,21 +48,54 @@ public class PortCounterMetrics implements MeterBinder {
         for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             DeviceContext context = device.resource();
             for (int port : resources.configuredPorts(device.name())) {
-                for (String counter : context.portCounters(port).keySet()) {
-                    FunctionCounter.builder("rdma.port.counter", context, c -> read(c, port, counter))
-                            .description("Port counter as the device exposes it")
-                            .tags("device", device.name(), "port", Integer.toString(port), "counter", counter)
-                            .register(registry);
+                ScrapeSnapshot<PortCounters> snapshot = new ScrapeSnapshot<>(() -> read(context, port));
+                snapshots.add(snapshot);
+                PortCounters offered = context.portCounters(port);
+                Tags tags = Tags.of("device", device.name(), "port", Integer.toString(port));
+                for (String name : new TreeSet<>(offered.counters().keySet())) {
+                    bind(registry, snapshot, tags, name, NodeExporterNames.ofCounter(name), PortCounters::counters);
+                }
+                for (String name : new TreeSet<>(offered.hardwareCounters().keySet())) {
+                    if (!offered.counters().containsKey(name)) {
+                        bind(registry, snapshot, tags, name, NodeExporterNames.ofHardwareCounter(name),
+                                PortCounters::hardwareCounters);
+                    }
                 }
             }
         }
     }
 
-    private static double read(DeviceContext context, int port, String counter) {
-        if (context.isClosed()) {
-            return Double.NaN;
+    private static void bind(MeterRegistry registry, ScrapeSnapshot<PortCounters> snapshot, Tags tags, String name,
+                             NodeExporterNames.@Nullable Family family,
+                             Function<PortCounters, Map<String, Long>> directory) {
+        int reader = snapshot.reader();
+        if (name.equals(NodeExporterNames.LIFESPAN)) {
+            Gauge.builder("rdma.lifespan", snapshot, s -> value(s.valueFor(reader), directory, name) / 1000)
+                    .description("How long the driver caches its hardware counters (hw_counters/lifespan)")
+                    .baseUnit("seconds").tags(tags).register(registry);
+        } else if (family == null) {
+            FunctionCounter.builder(HW_STAT, snapshot, s -> value(s.valueFor(reader), directory, name))
+                    .description("Port or hardware counter node_exporter has no name for, by its sysfs file name")
+                    .tags(tags).tag("stat", name).register(registry);
+        } else {
+            FunctionCounter.builder(NodeExporterNames.meterName(family.name()), snapshot,
+                            s -> value(s.valueFor(reader), directory, name) * family.scale())
+                    .description("sysfs port counter " + name).tags(tags).register(registry);
         }
-        Long value = context.portCounters(port).get(counter);
+    }
+
+    private static double value(@Nullable PortCounters counters, Function<PortCounters, Map<String, Long>> directory,
+                                String name) {
+        Long value = counters == null ? null : directory.apply(counters).get(name);
         return value == null ? Double.NaN : Unsigned64.toDouble(value);
+    }
+
+    /** Every counter of the port in one read; null once the context is closed or the read fails (the meters show NaN). */
+    private static @Nullable PortCounters read(DeviceContext context, int port) {
+        try {
+            return context.isClosed() ? null : context.portCounters(port);
+        } catch (ResourceClosedException | VerbsException e) {
+            return null;
+        }
     }
 }

@@ -12,7 +12,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** Micrometer binders for the declared resources, where Micrometer is present; Boot binds every MeterBinder bean. */
+/**
+ * Micrometer binders for the provider, the devices and the declared resources, where Micrometer is
+ * present; Boot binds every MeterBinder bean. docs/observability.md lists every family they register.
+ */
 @AutoConfiguration(after = RdmaAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
 @ConditionalOnBean(RdmaResources.class)
@@ -40,5 +43,35 @@ public final class RdmaMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     PortCounterMetrics rdmaPortCounterMetrics(RdmaResources resources) {
         return new PortCounterMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PortStateMetrics rdmaPortStateMetrics(RdmaResources resources) {
+        return new PortStateMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueuePairMetrics rdmaQueuePairMetrics(RdmaResources resources) {
+        return new QueuePairMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MemoryMetrics rdmaMemoryMetrics(RdmaResources resources) {
+        return new MemoryMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    AsyncEventMetrics rdmaAsyncEventMetrics(RdmaResources resources) {
+        return new AsyncEventMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ProviderMetrics rdmaProviderMetrics(RdmaResources resources) {
+        return new ProviderMetrics(resources);
     }
 }

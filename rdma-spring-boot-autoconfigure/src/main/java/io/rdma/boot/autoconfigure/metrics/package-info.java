@@ -1,6 +1,8 @@
 /**
- * Micrometer meters of the declared resources: completions per completion queue, completion counters, flow
- * counters and port counters.
+ * Micrometer meters of RDMA under node_exporter's infiniband names with an {@code rdma_} prefix where it
+ * has them: the provider in use, device and port state, port and hardware counters, and the declared
+ * resources (completion queues, completion and flow counters, queue pairs, memory, async events, live
+ * objects). docs/observability.md lists every family with its labels.
  */
 @NullMarked
 package io.rdma.boot.autoconfigure.metrics;

@@ -1,56 +1,148 @@
 package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
+import io.rdma.boot.autoconfigure.SimulatedOnly;
+import io.rdma.boot.autoconfigure.health.RdmaHealthContributorAutoConfiguration;
+import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.Verbs;
+import io.rdma.verbs.provider.simulated.FabricControl;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.context.ApplicationContext;
+import org.springframework.boot.health.contributor.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class RdmaMetricsTests {
 
     private static final AutoConfigurations METRICS = AutoConfigurations.of(RdmaMetricsAutoConfiguration.class);
+    private static final Map<String, String> PORT_1 = Map.of("device", RdmaContextRunners.DEVICE, "port", "1");
 
     @Test
-    void bindsCountersThatAreReadOnScrape() {
+    void bindsTheProviderDevicePortsAndDeclaredResources() {
         RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
-            MeterRegistry registry = bind(context);
-            assertThat(registry.find("rdma.cq.completions").tags("cq", "cq0", "status", "success")
-                    .functionCounter()).isNotNull();
-            assertThat(registry.find("rdma.port.counter").tags("device", RdmaContextRunners.DEVICE, "port", "1").meters())
-                    .isNotEmpty();
-            var sends = registry.find("rdma.completion.counter").tags("counter", "sends", "status", "success")
-                    .functionCounter();
-            assertThat(sends.count()).isZero();
-            context.getBean("sends", CompletionCounter.class).incrementCompletions(5);
-            assertThat(sends.count()).isEqualTo(5.0);
-            // ibv_set_comp_cntr takes a u64: past 2^63 the meter stays positive
-            context.getBean("sends", CompletionCounter.class).setCompletions(Long.MIN_VALUE + 5);
-            assertThat(sends.count()).isEqualTo(0x1p63);
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            Verbs verbs = context.getBean(Verbs.class);
+            assertThat(scrape.value("rdma_provider_info", Map.of("provider", verbs.providerName(),
+                    "requested", RdmaContextRunners.PROVIDER.providerName()))).isEqualTo(1.0);
+            assertThat(scrape.value("rdma_live_objects", Map.of("kind", "device_context"))).isGreaterThanOrEqualTo(1.0);
+            DeviceAttributes device = context.getBean(io.rdma.verbs.api.DeviceContext.class).queryDevice();
+            assertThat(scrape.value("rdma_info", Map.of("device", RdmaContextRunners.DEVICE,
+                    "firmware_version", device.firmwareVersion(), "hca_type", device.hcaType()))).isEqualTo(1.0);
+            assertThat(scrape.value("rdma_state_id", PORT_1)).isEqualTo(4.0);
+            assertThat(scrape.value("rdma_physical_state_id", PORT_1)).isEqualTo(5.0);
+            assertThat(scrape.value("rdma_rate_bytes_per_second", PORT_1)).isPositive();
+            assertThat(scrape.value("rdma_cq_completions_total", Map.of("cq", "cq0", "status", "success"))).isZero();
+            assertThat(scrape.value("rdma_qp_state_id", Map.of("qp", "rpc"))).isBetween(0.0, 6.0);
+            assertThat(scrape.value("rdma_memory_pool_buffers", Map.of("pool", "buffers", "state", "leased"))
+                    + scrape.value("rdma_memory_pool_buffers", Map.of("pool", "buffers", "state", "free")))
+                    .isEqualTo(64.0);
+            assertThat(scrape.value("rdma_pd_registered_bytes", Map.of("pd", "pd0"))).isGreaterThanOrEqualTo(64 * 4096.0);
+            assertThat(scrape.value("rdma_async_events_total", Map.of("type", "port_err"))).isZero();
         });
+    }
+
+    /** Micrometer holds a meter's state object weakly: a collection must not leave the shared snapshots' meters NaN. */
+    @Test
+    void metersSurviveAGarbageCollection() {
+        RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            System.gc();
+            assertThat(scrape.value("rdma_state_id", PORT_1)).isEqualTo(4.0);
+            assertThat(scrape.value("rdma_live_objects", Map.of("kind", "device_context"))).isGreaterThanOrEqualTo(1.0);
+            assertThat(scrape.samples()).noneSatisfy((series, value) -> assertThat(value).as("%s", series).isNaN());
+        });
+    }
+
+    @Test
+    void completionCountersAreReadOnScrapeAndStayUnsigned() {
+        RdmaContextRunners.runner("full").withConfiguration(METRICS).run(context -> {
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            Map<String, String> sends = Map.of("counter", "sends");
+            assertThat(scrape.value("rdma_comp_cntr_completions_total", sends)).isZero();
+            CompletionCounter counter = context.getBean("sends", CompletionCounter.class);
+            counter.incrementCompletions(5);
+            counter.incrementErrors(2);
+            assertThat(scrape.value("rdma_comp_cntr_completions_total", sends)).isEqualTo(5.0);
+            assertThat(scrape.value("rdma_comp_cntr_errors_total", sends)).isEqualTo(2.0);
+            // ibv_set_comp_cntr takes a u64: past 2^63 the meter stays positive
+            counter.setCompletions(Long.MIN_VALUE + 5);
+            assertThat(scrape.value("rdma_comp_cntr_completions_total", sends)).isEqualTo(0x1p63);
+        });
+    }
+
+    /**
+     * Simulated only: the port goes down by fault injection. The scrape right after shows it, in
+     * the port counters as in the state, and health agrees.
+     */
+    @Test
+    @SimulatedOnly
+    void aPortThatGoesDownShowsInTheNextScrapeAndInHealth() {
+        RdmaContextRunners.simulatedRunner("full").withConfiguration(METRICS)
+                .withConfiguration(AutoConfigurations.of(RdmaHealthContributorAutoConfiguration.class)).run(context -> {
+                    PrometheusScrape scrape = new PrometheusScrape(context);
+                    assertThat(scrape.value("rdma_state_id", PORT_1)).isEqualTo(4.0);
+                    assertThat(scrape.value("rdma_link_downed_total", PORT_1)).isZero();
+
+                    context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                            .setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.DOWN);
+
+                    Map<PrometheusScrape.Series, Double> next = scrape.samples();
+                    assertThat(next).containsEntry(new PrometheusScrape.Series("rdma_state_id", PORT_1), 1.0)
+                            .containsEntry(new PrometheusScrape.Series("rdma_physical_state_id", PORT_1), 2.0)
+                            .containsEntry(new PrometheusScrape.Series("rdma_link_downed_total", PORT_1), 1.0);
+                    assertThat(context.getBean(RdmaHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
+                });
+    }
+
+    /** Simulated only: it describes the device. An InfiniBand port has the PMA counters, under node_exporter's names. */
+    @Test
+    @SimulatedOnly
+    void anInfinibandPortHasThePmaCountersInBytesAndPackets() {
+        RdmaContextRunners.simulatedRunner("full").withConfiguration(METRICS).run(context -> {
+            Map<PrometheusScrape.Series, Double> samples = new PrometheusScrape(context).samples();
+            assertThat(samples.keySet()).extracting(PrometheusScrape.Series::name)
+                    .contains("rdma_port_data_transmitted_bytes_total", "rdma_port_data_received_bytes_total",
+                            "rdma_port_packets_transmitted_total", "rdma_port_packets_received_total",
+                            "rdma_port_discards_transmitted_total", "rdma_link_downed_total")
+                    .doesNotContain("rdma_port_hw_stat_total", "rdma_symbol_error_total");
+        });
+    }
+
+    /**
+     * Simulated only: it describes the device. A RoCE port of the fabric is what rxe is: no PMA
+     * counters, no flow counters; its hardware counters only, and no meter for what it lacks.
+     */
+    @Test
+    @SimulatedOnly
+    void aRocePortHasOnlyItsHardwareCounters() {
+        RdmaContextRunners.simulatedRunner("full").withConfiguration(METRICS)
+                .withPropertyValues("rdma.simulated.devices.sim0.link-layer=ethernet").run(context -> {
+                    Map<PrometheusScrape.Series, Double> samples = new PrometheusScrape(context).samples();
+                    assertThat(samples.keySet()).filteredOn(s -> s.name().equals("rdma_port_hw_stat_total"))
+                            .extracting(s -> s.labels().get("stat")).containsExactlyInAnyOrder("sent_pkts", "rcvd_pkts");
+                    assertThat(samples.keySet()).extracting(PrometheusScrape.Series::name)
+                            .contains("rdma_link_downed_total")
+                            .noneMatch(name -> name.startsWith("rdma_port_data_") || name.startsWith("rdma_port_packets_")
+                                    || name.startsWith("rdma_flow_"));
+                    assertThat(samples).containsEntry(new PrometheusScrape.Series("rdma_port_info",
+                            Map.of("device", "sim0", "port", "1", "link_layer", "ethernet", "active_mtu", "4096")), 1.0);
+                });
     }
 
     @Test
     void bindsFlowCountersByFlowAndIndex() {
         RdmaContextRunners.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
         RdmaContextRunners.runner("flows").withConfiguration(METRICS).run(context -> {
-            MeterRegistry registry = bind(context);
-            assertThat(registry.find("rdma.flow.packets").tags("flow", "ingress", "index", "0", "port", "1")
-                    .functionCounter()).isNotNull();
-            assertThat(registry.find("rdma.flow.bytes").tags("flow", "ingress", "index", "1")
-                    .functionCounter()).isNotNull();
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            assertThat(scrape.value("rdma_flow_packets_total", Map.of("flow", "ingress", "index", "0", "port", "1")))
+                    .isNotNegative();
+            assertThat(scrape.value("rdma_flow_bytes_total", Map.of("flow", "ingress", "index", "1"))).isNotNegative();
         });
-    }
-
-    private static MeterRegistry bind(ApplicationContext context) {
-        MeterRegistry registry = new SimpleMeterRegistry();
-        context.getBeansOfType(MeterBinder.class).values().forEach(binder -> binder.bindTo(registry));
-        return registry;
     }
 }

@@ -8,7 +8,9 @@ import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Mtu;
+import io.rdma.verbs.api.PhysicalPortState;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_comp_channel;
@@ -119,6 +121,8 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
             MemorySegment attr = ibv_device_attr_ex.orig_attr(attrEx);
             return new DeviceAttributes(
                     ibv_device_attr.fw_ver(attr).getString(0),
+                    SysfsDeviceIdentity.read(sysfsPath, SysfsDeviceIdentity.BOARD_ID),
+                    SysfsDeviceIdentity.read(sysfsPath, SysfsDeviceIdentity.HCA_TYPE),
                     new Guid(Long.reverseBytes(ibv_device_attr.node_guid(attr))),
                     new Guid(Long.reverseBytes(ibv_device_attr.sys_image_guid(attr))),
                     ibv_device_attr.max_mr_size(attr),
@@ -158,6 +162,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
             verbs.queryPort(port, attr);
             return new PortAttributes(port,
                     PortState.of(ibv_port_attr.state(attr)),
+                    PhysicalPortState.of(Byte.toUnsignedInt(ibv_port_attr.phys_state(attr))),
                     Mtu.of(ibv_port_attr.max_mtu(attr)),
                     Mtu.of(ibv_port_attr.active_mtu(attr)),
                     Short.toUnsignedInt(ibv_port_attr.lid(attr)),
@@ -188,7 +193,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public Map<String, Long> portCounters(int port) {
+    public PortCounters portCounters(int port) {
         return SysfsPortCounters.read(sysfsPath, deviceName, port);
     }
 

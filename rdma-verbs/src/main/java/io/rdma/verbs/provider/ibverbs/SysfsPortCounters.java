@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.VerbsException;
 
 import java.io.IOException;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * {@code <ibdev_path>/ports/<port>/counters/} and {@code .../hw_counters/}, discovered from the
  * directories (rxe has only {@code hw_counters}: {@code sent_pkts}, {@code rcvd_pkts},
  * {@code retry_exceeded_err}, ...). Values are as the kernel gives them: the IB data
- * counters ({@code port_xmit_data}, {@code port_rcv_data}) count 4-byte words.
+ * counters ({@code port_xmit_data}, {@code port_rcv_data}) count 4-byte words. Files that hold
+ * no number are left out (some drivers write {@code N/A (no PMA)} where the port has no PMA).
  */
 final class SysfsPortCounters {
 
@@ -27,22 +29,21 @@ final class SysfsPortCounters {
     private SysfsPortCounters() {
     }
 
-    /** Counters by file name; a name in both directories keeps the {@code counters/} value. */
-    static Map<String, Long> read(String sysfsPath, String deviceName, int port) {
+    /** Both directories of the port, each read once; a directory the device lacks gives an empty map. */
+    static PortCounters read(String sysfsPath, String deviceName, int port) {
         Path portDir = Path.of(sysfsPath, "ports", Integer.toString(port));
         if (!Files.isDirectory(portDir)) {
             throw new VerbsException("port counters", Errno.EINVAL, "no sysfs directory " + portDir + " for port "
                     + port + " of " + deviceName, "ports are numbered from 1");
         }
-        Map<String, Long> counters = new TreeMap<>();
-        readDirectory(portDir.resolve(HW_COUNTERS), counters);
-        readDirectory(portDir.resolve(COUNTERS), counters);
-        return counters;
+        return new PortCounters(port, readDirectory(portDir.resolve(COUNTERS)),
+                readDirectory(portDir.resolve(HW_COUNTERS)));
     }
 
-    private static void readDirectory(Path directory, Map<String, Long> into) {
+    private static Map<String, Long> readDirectory(Path directory) {
+        Map<String, Long> into = new TreeMap<>();
         if (!Files.isDirectory(directory)) {
-            return;
+            return into;
         }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, Files::isRegularFile)) {
             for (Path file : files) {
@@ -55,6 +56,7 @@ final class SysfsPortCounters {
             throw new VerbsException("port counters", Errno.EIO, "cannot list " + directory + ": " + e.getMessage(),
                     null);
         }
+        return into;
     }
 
     /** The counter's value; null for files that are unreadable or hold no number (some drivers write N/A). */

@@ -9,6 +9,7 @@ import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.AsyncEventSink;
@@ -23,7 +24,6 @@ import io.rdma.verbs.spi.QpHandle;
 
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +35,12 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
 
     /** What rxe reports ({@code RXE_PAGE_SIZE_CAP}): every page size from 4 KiB up, a u64 mask. */
     private static final long PAGE_SIZE_CAP = 0xffff_f000L;
+    /**
+     * The sysfs identity of the board the spec's vendor and part (0x02c9, 0x1017: a ConnectX-5)
+     * stand for: mlx5 names the part {@code MT4119}; the board id says it is simulated.
+     */
+    private static final String HCA_TYPE = "MT4119";
+    private static final String BOARD_ID_PREFIX = "SIM_";
 
     private final SimulatedDevice device;
     private volatile @Nullable AsyncEventSink sink;
@@ -51,7 +57,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     public DeviceAttributes queryDevice() {
         DeviceSpec spec = device.spec();
         Guid guid = new Guid(device.guid());
-        return new DeviceAttributes("sim-1.0", guid, guid, spec.maxMrSize(), PAGE_SIZE_CAP, 0x02c9, 0x1017,
+        return new DeviceAttributes("sim-1.0", BOARD_ID_PREFIX + device.name(), HCA_TYPE, guid, guid, spec.maxMrSize(), PAGE_SIZE_CAP, 0x02c9, 0x1017,
                 0, spec.maxQp(), spec.maxQpWr(), spec.maxSge(), spec.maxCq(), spec.maxCqe(), spec.maxMr(),
                 spec.maxPd(), spec.maxQpRdAtom(), spec.maxQpRdAtom(),
                 spec.atomics() ? AtomicCapability.HCA : AtomicCapability.NONE, spec.maxAh(), spec.maxSrq(),
@@ -82,7 +88,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public Map<String, Long> portCounters(int port) {
+    public PortCounters portCounters(int port) {
         return device.port(port).counters();
     }
 

@@ -6,11 +6,12 @@ import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.PhysicalPortState;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.PortState;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,6 +36,7 @@ final class SimulatedPort {
     private final AtomicLong rcvPackets = new AtomicLong();
     private final AtomicLong rcvBytes = new AtomicLong();
     private final AtomicLong xmitDiscards = new AtomicLong();
+    private final AtomicLong linkDowned = new AtomicLong();
     private final List<SimulatedFlow> flows = new CopyOnWriteArrayList<>();
 
     SimulatedPort(SimulatedDevice device, int number) {
@@ -93,14 +95,26 @@ final class SimulatedPort {
     }
 
     PortAttributes attributes() {
-        return new PortAttributes(number, state, device.spec().mtu(), device.spec().mtu(), lid,
+        return new PortAttributes(number, state, physicalState(state), device.spec().mtu(), device.spec().mtu(), lid,
                 isEthernet() ? 0 : 1, 0, gids.size(), 1, 1 << 30, device.spec().activeSpeed(),
                 device.spec().activeWidth(), device.spec().linkLayer());
+    }
+
+    /**
+     * The physical link under a logical state: every state but DOWN needs the link up (INIT and
+     * ARMED wait for the subnet manager over a working link); a port taken DOWN stands for a
+     * pulled cable, whose PHY polls for a peer.
+     */
+    private static PhysicalPortState physicalState(PortState state) {
+        return state == PortState.DOWN || state == PortState.NOP ? PhysicalPortState.POLLING : PhysicalPortState.LINK_UP;
     }
 
     void changeState(PortState newState) {
         PortState old = state;
         state = newState;
+        if (old == PortState.ACTIVE && newState != PortState.ACTIVE) {
+            linkDowned.incrementAndGet();
+        }
         if (old != newState) {
             device.raisePortEvent(newState == PortState.ACTIVE ? AsyncEventType.PORT_ACTIVE : AsyncEventType.PORT_ERR,
                     number);
@@ -164,15 +178,26 @@ final class SimulatedPort {
         }
     }
 
-    /** The port counters as sysfs names them; data counters are in 4-byte words, as there. */
-    Map<String, Long> counters() {
-        Map<String, Long> counters = new LinkedHashMap<>();
-        counters.put("port_xmit_packets", xmitPackets.get());
-        counters.put("port_xmit_data", xmitBytes.get() / 4);
-        counters.put("port_rcv_packets", rcvPackets.get());
-        counters.put("port_rcv_data", rcvBytes.get() / 4);
-        counters.put("port_xmit_discards", xmitDiscards.get());
-        return counters;
+    /**
+     * The counters sysfs would show for this port, in one read. An InfiniBand port has the PMA
+     * counters of {@code counters/} (data in 4-byte words, as there); an Ethernet port stands for
+     * Soft-RoCE, which has no {@code counters/} and counts in {@code hw_counters/} under its own
+     * names. Only what the fabric really counts is there, so nothing reads zero for want of counting.
+     */
+    PortCounters counters() {
+        if (isEthernet()) {
+            return new PortCounters(number, Map.of(), Map.of(
+                    "sent_pkts", xmitPackets.get(),
+                    "rcvd_pkts", rcvPackets.get(),
+                    "link_downed", linkDowned.get()));
+        }
+        return new PortCounters(number, Map.of(
+                "port_xmit_packets", xmitPackets.get(),
+                "port_xmit_data", xmitBytes.get() / 4,
+                "port_rcv_packets", rcvPackets.get(),
+                "port_rcv_data", rcvBytes.get() / 4,
+                "port_xmit_discards", xmitDiscards.get(),
+                "link_downed", linkDowned.get()), Map.of());
     }
 
     List<SimulatedFlow> flows() {

@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.VerbsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,8 +12,9 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
-/** Counters are discovered from both sysfs directories, whatever files they hold. */
+/** Counters are discovered from both sysfs directories, whatever files they hold, and kept apart by directory. */
 class SysfsPortCountersTest {
 
     @Test
@@ -24,11 +26,19 @@ class SysfsPortCountersTest {
         Files.writeString(port.resolve("hw_counters/retry_exceeded_err"), "0\n");
         Files.writeString(port.resolve("hw_counters/lifespan"), "N/A\n");
         Files.writeString(port.resolve("counters/port_xmit_data"), "18446744073709551615\n");
-        assertThat(SysfsPortCounters.read(device.toString(), "rxe0", 1))
-                .containsEntry("sent_pkts", 42L)
-                .containsEntry("retry_exceeded_err", 0L)
-                .containsEntry("port_xmit_data", -1L)
-                .doesNotContainKey("lifespan");
+        PortCounters counters = SysfsPortCounters.read(device.toString(), "rxe0", 1);
+        assertThat(counters.portNumber()).isEqualTo(1);
+        assertThat(counters.hardwareCounters()).containsOnly(entry("sent_pkts", 42L), entry("retry_exceeded_err", 0L));
+        assertThat(counters.counters()).containsOnly(entry("port_xmit_data", -1L));
+    }
+
+    @Test
+    void aDeviceWithoutPmaCountersHasNoCountersDirectory(@TempDir Path device) throws IOException {
+        Path port = Files.createDirectories(device.resolve("ports/1/hw_counters"));
+        Files.writeString(port.resolve("rcvd_pkts"), "7\n");
+        PortCounters counters = SysfsPortCounters.read(device.toString(), "rxe0", 1);
+        assertThat(counters.counters()).isEmpty();
+        assertThat(counters.hardwareCounters()).containsOnly(entry("rcvd_pkts", 7L));
     }
 
     @Test

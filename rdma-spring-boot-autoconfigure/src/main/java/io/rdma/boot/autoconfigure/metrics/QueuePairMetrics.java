@@ -1,0 +1,42 @@
+package io.rdma.boot.autoconfigure.metrics;
+
+import io.rdma.spring.resource.RdmaResources;
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.ResourceClosedException;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * {@code rdma_qp_state_id{device,qp}} per declared queue pair: the {@code ibv_qp_state} code
+ * (0: reset, 1: init, 2: rtr, 3: rts, 4: sqd, 5: sqe, 6: err), so that a QP that fell into ERR shows.
+ * The per-peer QPs listeners create come and go with their peers and are not declared: they have none,
+ * which keeps the label set to what the configuration names.
+ */
+public class QueuePairMetrics implements MeterBinder {
+
+    private final RdmaResources resources;
+
+    public QueuePairMetrics(RdmaResources resources) {
+        this.resources = resources;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (RdmaResources.Named<QueuePair> qp : resources.resources(QueuePair.class)) {
+            Gauge.builder("rdma.qp.state.id", qp.resource(), QueuePairMetrics::state)
+                    .description("State of the queue pair, the ibv_qp_state code (0: reset, 1: init, 2: rtr, 3: rts,"
+                            + " 4: sqd, 5: sqe, 6: err)")
+                    .tags("device", qp.resource().context().deviceName(), "qp", qp.name()).register(registry);
+        }
+    }
+
+    private static double state(QueuePair qp) {
+        try {
+            return qp.state().ordinal();
+        } catch (ResourceClosedException e) {
+            return Double.NaN;
+        }
+    }
+}

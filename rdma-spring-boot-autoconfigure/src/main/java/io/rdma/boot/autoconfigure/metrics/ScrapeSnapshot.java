@@ -1,0 +1,50 @@
+package io.rdma.boot.autoconfigure.metrics;
+
+import java.util.BitSet;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One read of something many meters show (all counters of a port, all points of a flow, a port's
+ * attributes), shared by those meters so that a scrape reads it once rather than once per meter.
+ *
+ * <p>Micrometer has no notion of a scrape: a registry just reads its meters one after another. So
+ * each meter is a numbered reader, and the snapshot is read again as soon as a reader asks a second
+ * time: in one scrape every meter asks once and all share one read; the first meter to ask in the
+ * next scrape finds that it has already had the current snapshot and takes a fresh one. A meter
+ * therefore never sees a value older than its own previous reading, with no clock and no window to
+ * tune, whichever registries scrape and in whatever order. Two registries scraping at once read
+ * more often, never staler.
+ *
+ * <p>Thread-safe: reads are serialized, so concurrent scrapes never read the source in parallel.
+ */
+final class ScrapeSnapshot<T> {
+
+    private final Supplier<@Nullable T> source;
+    private final BitSet served = new BitSet();
+    private int readers;
+    private @Nullable T current;
+    private boolean read;
+
+    /** {@code source} reads everything at once; it returns null when there is nothing to read (a closed context). */
+    ScrapeSnapshot(Supplier<@Nullable T> source) {
+        this.source = source;
+    }
+
+    /** A new reader: one per meter that takes its value from this snapshot. */
+    synchronized int reader() {
+        return readers++;
+    }
+
+    /** The snapshot for {@code reader}: the current one, or a fresh one if this reader already had the current one. */
+    synchronized @Nullable T valueFor(int reader) {
+        if (!read || served.get(reader)) {
+            current = source.get();
+            read = true;
+            served.clear();
+        }
+        served.set(reader);
+        return current;
+    }
+}
