@@ -15,6 +15,7 @@ import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.Unsigned64;
@@ -22,9 +23,9 @@ import io.rdma.verbs.api.VerbsResource;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -144,11 +145,18 @@ public class RdmaEndpoint {
                 .map(entry -> new GidDescriptor(entry.index(), entry.gid().toString(), entry.type().label(),
                         entry.netdev()))
                 .toList();
-        Map<String, BigInteger> counters = new LinkedHashMap<>();
-        context.portCounters(port).forEach((counter, value) -> counters.put(counter, Unsigned64.toBigInteger(value)));
+        PortCounters counters = context.portCounters(port);
         return new PortDescriptor(port, attributes.state().name(), attributes.state().ordinal(),
                 attributes.maxMtu().bytes(), attributes.activeMtu().bytes(), attributes.lid(), attributes.smLid(),
-                attributes.linkLayer().name(), gids, resources.configuredPorts(device).contains(port), counters);
+                attributes.linkLayer().name(), gids, resources.configuredPorts(device).contains(port),
+                unsigned(counters.counters()), unsigned(counters.hardwareCounters()));
+    }
+
+    /** u64 counters by name, in name order, as numbers JSON cannot print negative. */
+    private static Map<String, BigInteger> unsigned(Map<String, Long> counters) {
+        Map<String, BigInteger> values = new TreeMap<>();
+        counters.forEach((counter, value) -> values.put(counter, Unsigned64.toBigInteger(value)));
+        return values;
     }
 
     private CompletionCounterDescriptor completionCounter(RdmaResources.Named<CompletionCounter> named) {
@@ -238,7 +246,7 @@ public class RdmaEndpoint {
      */
     public record PortDescriptor(int port, String state, int stateId, int maxMtu, int activeMtu, int lid, int smLid,
                                  String linkLayer, List<GidDescriptor> gids, boolean configured,
-                                 Map<String, BigInteger> counters) {
+                                 Map<String, BigInteger> counters, Map<String, BigInteger> hardwareCounters) {
     }
 
     /**
