@@ -7,8 +7,11 @@ import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.RdmaTemplateObservationConvention;
 import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.verbs.api.Verbs;
+
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,7 +28,9 @@ import org.springframework.context.annotation.Import;
  * completions of every declared CQ while the application runs, brings up the declared
  * connections, offers the {@link RdmaTemplate} and {@code @RdmaListener} methods, and publishes
  * async events, port state changes and connection state changes as Spring application events
- * ({@code io.rdma.spring.event}). The {@code rdma.*} properties are bound once, as the resources
+ * ({@code io.rdma.spring.event}). The template's operations are observed through the context's
+ * {@link ObservationRegistry}, where there is one (Boot's observation auto-configuration makes it),
+ * and tagged by its {@link RdmaTemplateObservationConvention} bean, where there is one. The {@code rdma.*} properties are bound once, as the resources
  * are registered, and everything at run time reads the checked plan made of them
  * ({@link RdmaResources}), never the raw properties.
  */
@@ -49,8 +54,11 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaTemplate rdmaTemplate(RdmaResources resources, CompletionRouter router) {
-        return new RdmaTemplate(resources, router);
+    RdmaTemplate rdmaTemplate(RdmaResources resources, CompletionRouter router,
+                              ObjectProvider<ObservationRegistry> observationRegistry,
+                              ObjectProvider<RdmaTemplateObservationConvention> observationConvention) {
+        return new RdmaTemplate(resources, router, observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+                observationConvention.getIfUnique());
     }
 
     @Bean

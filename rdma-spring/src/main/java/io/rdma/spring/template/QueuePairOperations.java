@@ -63,6 +63,7 @@ final class QueuePairOperations {
     }
 
     private final String name;
+    private final String declaration;
     private final QueuePair qp;
     private final MemoryPool pool;
     private final SendTimeout sendTimeout;
@@ -86,15 +87,21 @@ final class QueuePairOperations {
     /** Whether a timer will look at the oldest waiting operation's deadline. */
     private boolean expiryScheduled;
 
-    QueuePairOperations(String name, QueuePair qp, MemoryPool pool, SendTimeout sendTimeout,
+    QueuePairOperations(String name, String declaration, QueuePair qp, MemoryPool pool, SendTimeout sendTimeout,
                         CompletionRouter router) {
         this.name = name;
+        this.declaration = declaration;
         this.qp = qp;
         this.pool = pool;
         this.sendTimeout = sendTimeout;
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
         this.inFlight = new AtomicReferenceArray<>(pool.capacity());
         router.routeSends(qp, this::completed);
+    }
+
+    /** The declared queue pair, or the declared prototype a peer's queue pair was created from. */
+    String declaration() {
+        return declaration;
     }
 
     /**

@@ -9,9 +9,15 @@ import io.rdma.verbs.api.SendOpcode;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The data path without work requests: send, RDMA write and read, compare-and-swap and
@@ -31,6 +37,11 @@ import java.util.function.Consumer;
  * pair, its send queue's depth and the property to raise; that future completes on a thread of
  * {@code CompletableFuture}'s default async pool. The methods never block.
  *
+ * <p>Each operation is observed ({@link RdmaTemplateObservation#OPERATION}) from when it is made
+ * until its future completes, through the {@link ObservationRegistry} given; with
+ * {@link ObservationRegistry#NOOP}, or a registry without handlers, nothing is observed and
+ * nothing allocated for it.
+ *
  * <p>This is the convenient path: it allocates a future per operation. Code that must not
  * allocate posts reused work requests on the {@link QueuePair} bean itself.
  */
@@ -38,19 +49,29 @@ public class RdmaTemplate {
 
     private final RdmaResources resources;
     private final CompletionRouter router;
+    private final ObservationRegistry observationRegistry;
+    private final @Nullable RdmaTemplateObservationConvention observationConvention;
     private final Map<String, QueuePairOperations> operations = new ConcurrentHashMap<>();
 
-    public RdmaTemplate(RdmaResources resources, CompletionRouter router) {
+    /**
+     * Observes operations through {@code observationRegistry}, named and tagged by
+     * {@code observationConvention}, or when that is null by the registry's global convention or
+     * {@link DefaultRdmaTemplateObservationConvention}.
+     */
+    public RdmaTemplate(RdmaResources resources, CompletionRouter router, ObservationRegistry observationRegistry,
+                        @Nullable RdmaTemplateObservationConvention observationConvention) {
         this.resources = resources;
         this.router = router;
+        this.observationRegistry = observationRegistry;
+        this.observationConvention = observationConvention;
     }
 
     public CompletableFuture<Void> send(String queuePair, byte[] payload) {
-        return on(queuePair).post(TemplateOperation.send(payload, null));
+        return post(queuePair, TemplateOperation.send(payload, null));
     }
 
     public CompletableFuture<Void> send(String queuePair, byte[] payload, int immediateData) {
-        return on(queuePair).post(TemplateOperation.send(payload, immediateData));
+        return post(queuePair, TemplateOperation.send(payload, immediateData));
     }
 
     /**
@@ -63,35 +84,35 @@ public class RdmaTemplate {
      * goes back to the pool when the send completes. What it throws fails the future.
      */
     public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer) {
-        return on(queuePair).post(TemplateOperation.send(length, writer, null));
+        return post(queuePair, TemplateOperation.send(length, writer, null));
     }
 
     /** {@link #send(String, int, Consumer)} with immediate data. */
     public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer,
                                         int immediateData) {
-        return on(queuePair).post(TemplateOperation.send(length, writer, immediateData));
+        return post(queuePair, TemplateOperation.send(length, writer, immediateData));
     }
 
     public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target) {
-        return on(queuePair).post(TemplateOperation.write(data, target, null));
+        return post(queuePair, TemplateOperation.write(data, target, null));
     }
 
     public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target, int immediateData) {
-        return on(queuePair).post(TemplateOperation.write(data, target, immediateData));
+        return post(queuePair, TemplateOperation.write(data, target, immediateData));
     }
 
     public CompletableFuture<byte[]> read(String queuePair, RemoteBuffer source, int length) {
-        return on(queuePair).post(TemplateOperation.read(source, length));
+        return post(queuePair, TemplateOperation.read(source, length));
     }
 
     /** Atomically replaces the remote 8 bytes with {@code desired} if they equal {@code expected}; yields the old value. */
     public CompletableFuture<Long> compareAndSwap(String queuePair, RemoteBuffer target, long expected, long desired) {
-        return on(queuePair).post(TemplateOperation.atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired));
+        return post(queuePair, TemplateOperation.atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired));
     }
 
     /** Atomically adds {@code delta} to the remote 8 bytes; yields the old value. */
     public CompletableFuture<Long> fetchAndAdd(String queuePair, RemoteBuffer target, long delta) {
-        return on(queuePair).post(TemplateOperation.atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0));
+        return post(queuePair, TemplateOperation.atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0));
     }
 
     /**
@@ -101,7 +122,8 @@ public class RdmaTemplate {
      * declared queue pair prototype it was created from, says.
      */
     public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
-        operations.put(name, new QueuePairOperations(name, qp, pool, resources.sendTimeout(createdFrom), router));
+        operations.put(name, new QueuePairOperations(name, createdFrom, qp, pool, resources.sendTimeout(createdFrom),
+                router));
     }
 
     /**
@@ -113,6 +135,30 @@ public class RdmaTemplate {
         if (removed != null) {
             removed.abandon();
         }
+    }
+
+    /** Posts {@code made} on {@code queuePair}, observed from now until its future completes. */
+    private <T extends @Nullable Object> CompletableFuture<T> post(String queuePair, TemplateOperation made) {
+        QueuePairOperations target = on(queuePair);
+        if (observationRegistry.isNoop()) {
+            return target.post(made); // the hot path without observations: no context, no callback
+        }
+        RdmaOperationContext context = new RdmaOperationContext(queuePair, target.declaration(), made.opcode());
+        Observation observation = RdmaTemplateObservation.OPERATION.start(observationConvention,
+                DefaultRdmaTemplateObservationConvention.INSTANCE, () -> context, observationRegistry);
+        CompletableFuture<T> result = target.post(made);
+        if (!observation.isNoop()) {
+            // On the thread that completes the future (a poller, the send-timeout's timer, or this one):
+            // no scope is opened, as the operation runs on no thread of the caller's.
+            result.whenComplete((value, failure) -> {
+                context.complete(failure);
+                if (failure != null && !(failure instanceof CancellationException)) {
+                    observation.error(failure);
+                }
+                observation.stop();
+            });
+        }
+        return result;
     }
 
     private QueuePairOperations on(String queuePair) {
@@ -127,7 +173,7 @@ public class RdmaTemplate {
                 throw new IllegalStateException("queue pair '" + name + "' has no memory pool to lease buffers from;"
                         + " set its memory-pool property");
             }
-            return new QueuePairOperations(name, qp, (MemoryPool) resources.resource(pool).orElseThrow().resource(),
+            return new QueuePairOperations(name, name, qp, (MemoryPool) resources.resource(pool).orElseThrow().resource(),
                     resources.sendTimeout(name), router);
         });
     }
