@@ -30,7 +30,7 @@ class PathMtuSegmentationTest {
     private static final String XMIT_PACKETS = "port_xmit_packets";
     private static final String RCV_PACKETS = "port_rcv_packets";
     private static final String XMIT_DATA = "port_xmit_data";
-    /** Soft-RoCE (rxe) has no {@code counters/}, only {@code hw_counters/}, where these two mean the same. */
+    /** Soft-RoCE's (rxe's) own names in {@code hw_counters/}, for a kernel that gives it no PMA set. */
     private static final String RXE_SENT_PACKETS = "sent_pkts";
     private static final String RXE_RECEIVED_PACKETS = "rcvd_pkts";
 

@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Port and hardware counters from sysfs: every file of
  * {@code <ibdev_path>/ports/<port>/counters/} and {@code .../hw_counters/}, discovered from the
- * directories (rxe has only {@code hw_counters}: {@code sent_pkts}, {@code rcvd_pkts},
- * {@code retry_exceeded_err}, ...). Values are as the kernel gives them: the IB data
+ * directories (rxe on Debian 12's kernel has both: the PMA set in {@code counters/}, and
+ * {@code sent_pkts}, {@code rcvd_pkts}, {@code retry_exceeded_err}, ... in {@code hw_counters}). Values are as the kernel gives them: the IB data
  * counters ({@code port_xmit_data}, {@code port_rcv_data}) count 4-byte words. Files that hold
  * no number are left out (some drivers write {@code N/A (no PMA)} where the port has no PMA).
  */

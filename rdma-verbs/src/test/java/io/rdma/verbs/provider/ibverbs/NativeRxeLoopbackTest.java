@@ -128,8 +128,7 @@ class NativeRxeLoopbackTest {
         }
         PortCounters counters = context.portCounters(1);
         if (context.deviceName().startsWith("rxe")) {
-            // rxe has no PMA: no counters/, only its own hw_counters/
-            assertThat(counters.counters()).as("counters/ of %s", context.deviceName()).isEmpty();
+            // rxe counts in hw_counters/ under its own names (Debian 12's kernel adds the PMA set in counters/)
             assertThat(counters.hardwareCounters()).as("hw_counters/ of %s", context.deviceName())
                     .containsKeys("sent_pkts", "rcvd_pkts");
         } else {

@@ -49,8 +49,9 @@ class SimulatedPortMonitoringTest {
         }
     }
 
+    /** As rxe0 on Debian 12's kernel (seen in CI's guest): a RoCE port has the PMA set and rxe's own counters. */
     @Test
-    void anInfinibandPortHasPmaCountersAndARoceOneOnlyRxesHardwareCounters() {
+    void anInfinibandPortHasPmaCountersAndARoceOneRxesHardwareCountersBesides() {
         DeviceSpec roce = DeviceSpec.named("roce").linkLayer(LinkLayer.ETHERNET).build();
         try (Verbs verbs = Verbs.open(ProviderKind.SIMULATED, List.of(DeviceSpec.named("ib").build(), roce));
              DeviceContext ib = verbs.device("ib").open(); DeviceContext eth = verbs.device("roce").open()) {
@@ -59,7 +60,7 @@ class SimulatedPortMonitoringTest {
                     "port_rcv_packets", "port_xmit_discards", "link_downed");
             assertThat(pma.hardwareCounters()).isEmpty();
             PortCounters rxe = eth.portCounters(1);
-            assertThat(rxe.counters()).isEmpty();
+            assertThat(rxe.counters()).containsKeys("port_xmit_packets", "port_rcv_packets");
             assertThat(rxe.hardwareCounters()).containsOnlyKeys("sent_pkts", "rcvd_pkts", "link_downed");
         }
     }
