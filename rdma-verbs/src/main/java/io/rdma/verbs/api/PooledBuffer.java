@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * One buffer of a {@link MemoryPool}; {@link #close()} returns it.
  *
- * <p>Belongs to its lessee until returned; returning is safe from any thread, once.
+ * <p>Thread-safe: its accessors read fields fixed at creation, and returning it is safe from any
+ * thread, once; its memory belongs to its lessee until returned.
  */
 public final class PooledBuffer implements RegisteredMemory, AutoCloseable {
 

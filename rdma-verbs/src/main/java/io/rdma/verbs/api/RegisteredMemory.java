@@ -4,7 +4,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Memory a work request's scatter/gather entry may name: registered with a protection domain,
- * so it has an lkey. A {@link MemoryRegion} or one {@link PooledBuffer} of a pool.
+ * so it has an lkey. A {@link MemoryRegion} or one {@link PooledBuffer} of a pool; both are
+ * thread-safe.
  */
 public sealed interface RegisteredMemory permits MemoryRegion, PooledBuffer {
 
