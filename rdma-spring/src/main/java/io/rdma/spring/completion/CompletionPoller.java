@@ -38,7 +38,6 @@ public final class CompletionPoller implements Runnable {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long completions;
-    private volatile long errors;
     /**
      * Failed completions by {@code ibv_wc_status} number. Written by this thread only (a plain
      * read and a release write, no read-modify-write) and read by scrapes; failures are rare, so
@@ -87,8 +86,12 @@ public final class CompletionPoller implements Runnable {
         return completions;
     }
 
-    /** Completions with an error status taken so far (flushes included). */
+    /** Completions with an error status taken so far (flushes included): the sum of the counts by status. */
     public long errors() {
+        long errors = 0;
+        for (int status = 0; status < errorsByStatus.length(); status++) {
+            errors += errorsByStatus.get(status);
+        }
         return errors;
     }
 
@@ -154,13 +157,11 @@ public final class CompletionPoller implements Runnable {
 
     private void deliver(int count) {
         long ok = 0;
-        long failed = 0;
         for (int i = 0; i < count; i++) {
             WorkCompletion completion = batch.get(i);
             if (completion.isSuccess()) {
                 ok++;
             } else {
-                failed++;
                 int status = completion.status().value();
                 errorsByStatus.setRelease(status, errorsByStatus.getPlain(status) + 1);
             }
@@ -173,6 +174,5 @@ public final class CompletionPoller implements Runnable {
             }
         }
         completions += ok;
-        errors += failed;
     }
 }

@@ -93,7 +93,7 @@ final class ListenerInvoker {
             if (stopped) {
                 refuse(delivery);
             } else {
-                invokeWithoutWaiting(delivery);
+                invoke(delivery, false);
             }
             return;
         }
@@ -132,7 +132,7 @@ final class ListenerInvoker {
 
     private void work() {
         for (Delivery next = take(); next != null; next = take()) {
-            invoke(next);
+            invoke(next, true);
         }
     }
 
@@ -171,50 +171,39 @@ final class ListenerInvoker {
         }
     }
 
-    private void invoke(Delivery delivery) {
+    /**
+     * Runs the method for {@code delivery} and sends its reply. A worker waits for the reply to be
+     * sent, so the message (and its buffer) stays in flight until then and a failed reply is
+     * reported with the whole message. The poller thread must not wait ({@code waitForReply}
+     * false): the message finishes (its buffer returns, on this thread, to which a lent buffer is
+     * confined) when the method returns, and a reply that fails is reported when it does, with the
+     * message as {@link Delivery#message()} then has it.
+     */
+    private void invoke(Delivery delivery, boolean waitForReply) {
         delivery.start();
+        @Nullable CompletableFuture<Void> pending = null;
         try {
-            byte[] reply;
-            try {
-                reply = method.apply(delivery);
-            } catch (RuntimeException e) {
-                handleError(delivery, e);
-                return;
-            }
+            byte[] reply = method.apply(delivery);
             if (reply != null) {
-                try {
-                    reply(delivery, reply).join();
-                } catch (CompletionException e) {
-                    handleError(delivery, new RdmaReplyException(delivery.queuePair(), unwrap(e)));
+                pending = reply(delivery, reply);
+                if (waitForReply) {
+                    try {
+                        pending.join();
+                    } catch (CompletionException e) {
+                        replyFailed(delivery, e);
+                    }
+                    pending = null;
                 }
             }
-        } finally {
-            delivery.finish();
-        }
-    }
-
-    /**
-     * {@link #invoke} for the poller thread, which must not wait: the message finishes (its
-     * buffer returns, on this thread, to which a lent buffer is confined) when the method
-     * returns, and its reply is posted without waiting; a reply that fails is reported when it
-     * does, with the message as {@link Delivery#message()} then has it.
-     */
-    private void invokeWithoutWaiting(Delivery delivery) {
-        delivery.start();
-        byte[] reply;
-        try {
-            reply = method.apply(delivery);
         } catch (RuntimeException e) {
             handleError(delivery, e);
-            return;
         } finally {
             delivery.finish();
         }
-        if (reply != null) {
-            reply(delivery, reply).whenComplete((sent, failure) -> {
+        if (pending != null) {
+            pending.whenComplete((sent, failure) -> {
                 if (failure != null) {
-                    handleError(delivery, new RdmaReplyException(delivery.queuePair(),
-                            failure instanceof CompletionException wrapped ? unwrap(wrapped) : failure));
+                    replyFailed(delivery, failure);
                 }
             });
         }
@@ -231,8 +220,10 @@ final class ListenerInvoker {
         }
     }
 
-    private static Throwable unwrap(CompletionException failure) {
-        return failure.getCause() != null ? failure.getCause() : failure;
+    private void replyFailed(Delivery delivery, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        handleError(delivery, new RdmaReplyException(delivery.queuePair(), cause));
     }
 
     private void handleError(Delivery delivery, Throwable failure) {

@@ -93,6 +93,12 @@ public class RdmaEndpoint {
                 .map(RdmaResources.Named::resource).filter(context -> !context.isClosed()).findFirst();
     }
 
+    /** Declared completion counter {@code counter} on {@code device}; empty when there is none there, or it is closed. */
+    Optional<CompletionCounter> openCompletionCounter(String device, String counter) {
+        return open(device, CompletionCounter.class).stream().filter(named -> named.name().equals(counter))
+                .findFirst().map(RdmaResources.Named::resource);
+    }
+
     /**
      * The values of declared completion counter {@code counter} on {@code device}; empty when
      * there is no such counter there, or it is closed.

@@ -35,8 +35,7 @@ public final class RdmaEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaEndpointWebExtension rdmaEndpointWebExtension(RdmaEndpoint endpoint, RdmaResources resources,
-                                                      RdmaEndpointProperties properties) {
-        return new RdmaEndpointWebExtension(endpoint, resources, properties.getCounterWrites().isEnabled());
+    RdmaEndpointWebExtension rdmaEndpointWebExtension(RdmaEndpoint endpoint, RdmaEndpointProperties properties) {
+        return new RdmaEndpointWebExtension(endpoint, properties.getCounterWrites().isEnabled());
     }
 }

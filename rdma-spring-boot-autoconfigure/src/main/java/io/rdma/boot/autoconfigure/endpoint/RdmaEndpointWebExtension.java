@@ -1,7 +1,6 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.CompletionCounterDescriptor;
-import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.Unsigned64;
 import io.rdma.verbs.api.VerbsException;
@@ -34,12 +33,10 @@ public class RdmaEndpointWebExtension {
     }
 
     private final RdmaEndpoint endpoint;
-    private final RdmaResources resources;
     private final boolean writesEnabled;
 
-    public RdmaEndpointWebExtension(RdmaEndpoint endpoint, RdmaResources resources, boolean writesEnabled) {
+    public RdmaEndpointWebExtension(RdmaEndpoint endpoint, boolean writesEnabled) {
         this.endpoint = endpoint;
-        this.resources = resources;
         this.writesEnabled = writesEnabled;
     }
 
@@ -51,9 +48,7 @@ public class RdmaEndpointWebExtension {
             return refuse(STATUS_FORBIDDEN, "completion counter writes are disabled; set "
                     + RdmaEndpointProperties.PREFIX + ".counter-writes.enabled=true to allow them");
         }
-        Optional<CompletionCounter> target = resources.resources(CompletionCounter.class).stream()
-                .filter(named -> named.name().equals(counter) && named.declaration().device().equals(device))
-                .map(RdmaResources.Named::resource).filter(resource -> !resource.isClosed()).findFirst();
+        Optional<CompletionCounter> target = endpoint.openCompletionCounter(device, counter);
         if (target.isEmpty()) {
             return refuse(WebEndpointResponse.STATUS_NOT_FOUND, "no completion counter '" + counter
                     + "' is declared on device '" + device + "'");

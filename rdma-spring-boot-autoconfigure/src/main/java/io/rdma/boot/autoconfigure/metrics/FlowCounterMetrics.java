@@ -4,11 +4,9 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.Flow;
 import io.rdma.verbs.api.FlowCounters;
-import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,8 +24,7 @@ import org.jspecify.annotations.Nullable;
 public class FlowCounterMetrics implements MeterBinder {
 
     private final RdmaResources resources;
-    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
-    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
+    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public FlowCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -40,8 +37,7 @@ public class FlowCounterMetrics implements MeterBinder {
             if (counters == null) {
                 continue;
             }
-            ScrapeSnapshot<long[]> snapshot = new ScrapeSnapshot<>(() -> read(counters));
-            snapshots.add(snapshot);
+            ScrapeSnapshot<long[]> snapshot = snapshots.of(counters, counters::read);
             String device = counters.context().deviceName();
             List<CounterDescription> points = resources.flowCounterPoints(flow.name());
             for (int index = 0; index < points.size(); index++) {
@@ -62,12 +58,4 @@ public class FlowCounterMetrics implements MeterBinder {
         return values != null && index < values.length ? Unsigned64.toDouble(values[index]) : Double.NaN;
     }
 
-    /** Every point of the flow in one {@code ibv_read_counters}; null once the counters are closed. */
-    private static long @Nullable [] read(FlowCounters counters) {
-        try {
-            return counters.isClosed() ? null : counters.read();
-        } catch (ResourceClosedException e) {
-            return null;
-        }
-    }
 }

@@ -3,14 +3,10 @@ package io.rdma.boot.autoconfigure.metrics;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortCounters;
-import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.Unsigned64;
-import io.rdma.verbs.api.VerbsException;
 
-import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -36,8 +32,7 @@ public class PortCounterMetrics implements MeterBinder {
     static final String HW_STAT = "rdma.port.hw.stat";
 
     private final RdmaResources resources;
-    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
-    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
+    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public PortCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -48,8 +43,7 @@ public class PortCounterMetrics implements MeterBinder {
         for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             DeviceContext context = device.resource();
             for (int port : resources.configuredPorts(device.name())) {
-                ScrapeSnapshot<PortCounters> snapshot = new ScrapeSnapshot<>(() -> read(context, port));
-                snapshots.add(snapshot);
+                ScrapeSnapshot<PortCounters> snapshot = snapshots.of(context, () -> context.portCounters(port));
                 PortCounters offered = context.portCounters(port);
                 Tags tags = Tags.of("device", device.name(), "port", Integer.toString(port));
                 for (String name : new TreeSet<>(offered.counters().keySet())) {
@@ -90,12 +84,4 @@ public class PortCounterMetrics implements MeterBinder {
         return value == null ? Double.NaN : Unsigned64.toDouble(value);
     }
 
-    /** Every counter of the port in one read; null once the context is closed or the read fails (the meters show NaN). */
-    private static @Nullable PortCounters read(DeviceContext context, int port) {
-        try {
-            return context.isClosed() ? null : context.portCounters(port);
-        } catch (ResourceClosedException | VerbsException e) {
-            return null;
-        }
-    }
 }

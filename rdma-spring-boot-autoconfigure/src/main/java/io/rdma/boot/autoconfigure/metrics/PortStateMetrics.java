@@ -4,20 +4,14 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortAttributes;
-import io.rdma.verbs.api.ResourceClosedException;
-import io.rdma.verbs.api.VerbsException;
 
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * Each device's identity and the state of each configured port, as node_exporter's infiniband
@@ -33,8 +27,7 @@ import org.jspecify.annotations.Nullable;
 public class PortStateMetrics implements MeterBinder {
 
     private final RdmaResources resources;
-    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
-    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
+    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public PortStateMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -58,8 +51,7 @@ public class PortStateMetrics implements MeterBinder {
 
     private void bindPort(MeterRegistry registry, String device, DeviceContext context, int port) {
         Tags tags = Tags.of("device", device, "port", Integer.toString(port));
-        ScrapeSnapshot<PortAttributes> snapshot = new ScrapeSnapshot<>(() -> query(context, port));
-        snapshots.add(snapshot);
+        ScrapeSnapshot<PortAttributes> snapshot = snapshots.of(context, () -> context.queryPort(port));
         gauge(registry, "rdma.state.id", "Logical state of the port, the ibv_port_state code"
                 + " (0: nop, 1: down, 2: init, 3: armed, 4: active, 5: active defer)", tags, snapshot,
                 attributes -> attributes.state().ordinal());
@@ -85,12 +77,4 @@ public class PortStateMetrics implements MeterBinder {
         }).description(description).tags(tags).register(registry);
     }
 
-    /** {@code ibv_query_port}, as health reads it; null once the context is closed or the query fails. */
-    private static @Nullable PortAttributes query(DeviceContext context, int port) {
-        try {
-            return context.isClosed() ? null : context.queryPort(port);
-        } catch (ResourceClosedException | VerbsException e) {
-            return null;
-        }
-    }
 }

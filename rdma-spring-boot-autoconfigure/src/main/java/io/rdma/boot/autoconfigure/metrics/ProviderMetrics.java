@@ -4,10 +4,8 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
 
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,8 +22,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 public class ProviderMetrics implements MeterBinder {
 
     private final RdmaResources resources;
-    /** Micrometer holds a meter's state object weakly: the snapshots the meters read live as long as this binder. */
-    private final List<ScrapeSnapshot<?>> snapshots = new CopyOnWriteArrayList<>();
+    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public ProviderMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -39,8 +36,7 @@ public class ProviderMetrics implements MeterBinder {
                 .tags("provider", verbs.providerName(), "requested", verbs.requestedKind().providerName(),
                         "reason", verbs.selectionReason())
                 .register(registry);
-        ScrapeSnapshot<Map<ResourceKind, Long>> census = new ScrapeSnapshot<>(verbs::liveObjects);
-        snapshots.add(census);
+        ScrapeSnapshot<Map<ResourceKind, Long>> census = snapshots.of(verbs::liveObjects);
         for (ResourceKind kind : ResourceKind.values()) {
             if (kind == ResourceKind.MEMORY_POOL) {
                 continue; // a provider sees a pool as the one region it registers: pools count as memory_region
