@@ -10,7 +10,6 @@ import java.util.Map;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * {@code rdma_async_events_total{device,type}}: the async events ({@code ibv_get_async_event})
@@ -18,7 +17,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code IBV_EVENT_*} names them). Every type is registered at zero when bound, a bounded 20 per
  * device, so that the first event of a type shows as an increase rather than as a new series.
  */
-public class AsyncEventMetrics implements MeterBinder {
+public class AsyncEventMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
 

@@ -9,7 +9,6 @@ import java.util.function.ToLongFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * {@code rdma_comp_cntr_completions_total} and {@code rdma_comp_cntr_errors_total} per declared
@@ -19,7 +18,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * counter's as the device maintains them, with no system call either way. The counts are u64s,
  * read unsigned so that a counter past 2^63 does not turn negative.
  */
-public class CompletionCounterMetrics implements MeterBinder {
+public class CompletionCounterMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
 

@@ -5,10 +5,9 @@ import io.rdma.spring.completion.CompletionPollers;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /** {@code rdma.cq.completions} per CQ and status, counted by its poller and read on scrape. */
-public class CompletionQueueMetrics implements MeterBinder {
+public class CompletionQueueMetrics implements RdmaMeterBinder {
 
     private final CompletionPollers pollers;
 

@@ -10,7 +10,6 @@ import java.util.List;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * so no meter. The points of a flow share one {@code ibv_read_counters} per scrape
  * ({@link ScrapeSnapshot}); the values are u64s, read unsigned.
  */
-public class FlowCounterMetrics implements MeterBinder {
+public class FlowCounterMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
     private final ScrapeSnapshots snapshots = new ScrapeSnapshots();

@@ -6,7 +6,6 @@ import io.rdma.verbs.api.ProtectionDomain;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Registered memory: {@code rdma_memory_pool_buffers{device,pool,state}} per declared pool, its
@@ -14,7 +13,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code rdma_pd_registered_bytes{device,pd}} per declared protection domain, the memory it has
  * pinned (what counts against {@code ulimit -l}).
  */
-public class MemoryMetrics implements MeterBinder {
+public class MemoryMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
 

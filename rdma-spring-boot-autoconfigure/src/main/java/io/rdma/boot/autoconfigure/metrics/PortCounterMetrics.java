@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * directories once, not once per counter. A counter in both directories keeps the {@code counters/}
  * one. sysfs counters are u64s, read unsigned.
  */
-public class PortCounterMetrics implements MeterBinder {
+public class PortCounterMetrics implements RdmaMeterBinder {
 
     static final String HW_STAT = "rdma.port.hw.stat";
 

@@ -11,7 +11,6 @@ import java.util.function.ToDoubleFunction;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Each device's identity and the state of each configured port, as node_exporter's infiniband
@@ -24,7 +23,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * in health alike. The info gauges' labels are what the device reported when bound: the attributes
  * a running device changes (the active MTU) are read again only when the application restarts.
  */
-public class PortStateMetrics implements MeterBinder {
+public class PortStateMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
     private final ScrapeSnapshots snapshots = new ScrapeSnapshots();

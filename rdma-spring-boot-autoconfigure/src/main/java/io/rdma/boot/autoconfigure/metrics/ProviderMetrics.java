@@ -9,7 +9,6 @@ import java.util.Map;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Which provider serves the application and what it holds: {@code rdma_provider_info{provider,requested,reason}}
@@ -19,7 +18,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * by kind, so that a leak shows in production as a count that only grows. The census is read once per
  * scrape for all kinds ({@link ScrapeSnapshot}).
  */
-public class ProviderMetrics implements MeterBinder {
+public class ProviderMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
     private final ScrapeSnapshots snapshots = new ScrapeSnapshots();

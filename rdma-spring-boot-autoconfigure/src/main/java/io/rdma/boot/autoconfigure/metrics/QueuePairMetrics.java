@@ -6,7 +6,6 @@ import io.rdma.verbs.api.ResourceClosedException;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * {@code rdma_qp_state_id{device,qp}} per declared queue pair: the {@code ibv_qp_state} code
@@ -14,7 +13,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * The per-peer QPs listeners create come and go with their peers and are not declared: they have none,
  * which keeps the label set to what the configuration names.
  */
-public class QueuePairMetrics implements MeterBinder {
+public class QueuePairMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
 

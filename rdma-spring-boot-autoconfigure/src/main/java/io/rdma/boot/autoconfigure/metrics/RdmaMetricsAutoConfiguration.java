@@ -11,14 +11,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * Micrometer binders for the provider, the devices and the declared resources, where Micrometer is
- * present; Boot binds every MeterBinder bean. docs/observability.md lists every family they register.
+ * present; Boot binds every MeterBinder bean (for Prometheus, see {@link RdmaPrometheusConfiguration}). docs/observability.md lists every family they register.
  */
 @AutoConfiguration(after = RdmaAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
 @ConditionalOnBean(RdmaResources.class)
+@Import(RdmaPrometheusConfiguration.class)
 public final class RdmaMetricsAutoConfiguration {
 
     @Bean
