@@ -34,13 +34,8 @@ class EchoClient {
     /** The echo of {@code message}, or a {@link java.util.concurrent.TimeoutException} after {@code echo.timeout}. */
     CompletableFuture<String> echo(String message) {
         int correlation = nextCorrelation.incrementAndGet();
-        CompletableFuture<String> reply = replies.expect(correlation);
-        rdma.send(QUEUE_PAIR, message.getBytes(StandardCharsets.UTF_8), correlation).whenComplete((sent, failure) -> {
-            if (failure != null) {
-                replies.fail(correlation, failure);
-            }
-        });
-        return reply;
+        return replies.call(correlation,
+                () -> rdma.send(QUEUE_PAIR, message.getBytes(StandardCharsets.UTF_8), correlation));
     }
 
     @RdmaListener(queuePair = QUEUE_PAIR)

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Requests sent over RDMA and waiting for their reply, by the correlation id the reply carries
@@ -23,20 +24,30 @@ final class PendingReplies<T> {
     }
 
     /**
-     * A future for the reply to {@code correlation}, registered before the request is sent so that
-     * a fast reply finds it.
+     * Sends a request with {@code send} and answers the reply to {@code correlation}, which is
+     * awaited from before the request goes out, so that a fast reply finds it. The future
+     * completes after the entry has left, so a caller that sees it complete may reuse the id at once.
      *
      * @throws IllegalStateException when a reply to {@code correlation} is awaited already
      */
-    CompletableFuture<T> expect(int correlation) {
+    CompletableFuture<T> call(int correlation, Supplier<CompletableFuture<?>> send) {
         CompletableFuture<T> reply = new CompletableFuture<>();
         if (pending.putIfAbsent(correlation, reply) != null) {
             throw new IllegalStateException("a reply to correlation id " + correlation + " is awaited already");
         }
         // orTimeout completes this same future; every way it completes removes its entry
-        reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        CompletableFuture<T> answered = reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .whenComplete((value, failure) -> pending.remove(correlation, reply));
-        return reply;
+        try {
+            send.get().whenComplete((sent, failure) -> {
+                if (failure != null) {
+                    reply.completeExceptionally(failure); // no reply will come
+                }
+            });
+        } catch (RuntimeException refused) {
+            reply.completeExceptionally(refused);
+        }
+        return answered;
     }
 
     /** The reply to {@code correlation} arrived; dropped when nobody awaits it (any more). */
@@ -44,14 +55,6 @@ final class PendingReplies<T> {
         CompletableFuture<T> waiting = pending.get(correlation);
         if (waiting != null) {
             waiting.complete(reply);
-        }
-    }
-
-    /** The request of {@code correlation} could not be sent: no reply will come. */
-    void fail(int correlation, Throwable failure) {
-        CompletableFuture<T> waiting = pending.get(correlation);
-        if (waiting != null) {
-            waiting.completeExceptionally(failure);
         }
     }
 
