@@ -5,17 +5,17 @@ import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.template.RdmaTemplate;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
  * Calls the echo server over the {@code echo-client} queue pair. Each request carries a
  * correlation id as immediate data; the server's reply carries it back, and the reply handler
- * completes the request's future.
+ * completes the request's future, unless {@code echo.timeout} (5 s) failed it first.
  */
 @Component
 class EchoClient {
@@ -24,30 +24,27 @@ class EchoClient {
 
     private final RdmaTemplate rdma;
     private final AtomicInteger nextCorrelation = new AtomicInteger();
-    private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
+    private final PendingReplies<String> replies;
 
-    EchoClient(RdmaTemplate rdma) {
+    EchoClient(RdmaTemplate rdma, @Value("${echo.timeout:5s}") Duration timeout) {
         this.rdma = rdma;
+        this.replies = new PendingReplies<>(timeout);
     }
 
+    /** The echo of {@code message}, or a {@link java.util.concurrent.TimeoutException} after {@code echo.timeout}. */
     CompletableFuture<String> echo(String message) {
         int correlation = nextCorrelation.incrementAndGet();
-        CompletableFuture<String> reply = new CompletableFuture<>();
-        pending.put(correlation, reply);
-        rdma.send(QUEUE_PAIR, message.getBytes(StandardCharsets.UTF_8), correlation).whenComplete((sent, failure) -> {
-            if (failure != null) {
-                pending.remove(correlation);
-                reply.completeExceptionally(failure);
-            }
-        });
-        return reply;
+        return replies.call(correlation,
+                () -> rdma.send(QUEUE_PAIR, message.getBytes(StandardCharsets.UTF_8), correlation));
     }
 
     @RdmaListener(queuePair = QUEUE_PAIR)
     void reply(ReceivedMessage message) {
-        CompletableFuture<String> reply = pending.remove(message.immediateData());
-        if (reply != null) {
-            reply.complete(new String(message.payload(), StandardCharsets.UTF_8));
-        }
+        replies.complete(message.immediateData(), new String(message.payload(), StandardCharsets.UTF_8));
+    }
+
+    /** Requests whose reply is still awaited. */
+    int awaitingReplies() {
+        return replies.size();
     }
 }

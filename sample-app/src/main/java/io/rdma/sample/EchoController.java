@@ -1,10 +1,7 @@
 package io.rdma.sample;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -14,16 +11,13 @@ import org.springframework.web.bind.annotation.RestController;
 class EchoController {
 
     private final EchoClient client;
-    private final Duration timeout;
 
-    /** {@code echo.timeout}: how long a call waits for its reply (5 s). */
-    EchoController(EchoClient client, @Value("${echo.timeout:5s}") Duration timeout) {
+    EchoController(EchoClient client) {
         this.client = client;
-        this.timeout = timeout;
     }
 
     @GetMapping("/echo")
     CompletableFuture<String> echo(@RequestParam String message) {
-        return client.echo(message).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return client.echo(message);
     }
 }

@@ -132,8 +132,8 @@ class GrafanaDashboardTests {
     }
 
     /**
-     * The sample app on the simulated fabric with profile {@code dashboard} (an Ethernet device
-     * with a flow beside the sample's InfiniBand one), {@code GET /echo} in a loop, a port taken
+     * The sample app on the simulated fabric with its profile {@code flows} (an Ethernet device
+     * with a counted flow beside the sample's InfiniBand one), {@code GET /echo} in a loop, a port taken
      * down and up again so that there are async events, and Prometheus scraping it every second
      * with the shipped scrape configuration; then the variables and every panel target are
      * queried as Grafana would send them, with "All" selected.
@@ -143,7 +143,7 @@ class GrafanaDashboardTests {
         Path prometheus = prometheus();
         JsonNode dashboard = json.readTree(Files.readString(DASHBOARD));
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(EchoApplication.class)
-                .run("--server.port=0", "--spring.profiles.active=dashboard");
+                .run("--server.port=0", "--spring.profiles.active=flows");
                 EchoLoad load = new EchoLoad(app.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
                 PrometheusServer server = new PrometheusServer(prometheus, work, load.port)) {
             awaitScrapes(server, 5);

@@ -1,0 +1,90 @@
+package io.rdma.sample;
+
+import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.listener.ReceivedMessage;
+import io.rdma.verbs.api.MemoryPool;
+import io.rdma.verbs.api.RemoteBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
+
+/**
+ * The key-value store's server: owns the {@code kv-store} memory pool, registered for remote
+ * read, write and atomics, whose buffers are the store's buckets ({@link KvStoreLayout}). Clients
+ * read and write it with one-sided verbs; the server's CPU takes part only in two messages of the
+ * {@code kv} listener's peers: a request for the layout (answered with it), and the immediate
+ * data of each write, which names the slot written. For those the server reads the slot in its
+ * own memory, keeps its index of which key is where up to date, and acknowledges, so that a
+ * client's PUT returns only once the server has seen the new bytes in its memory.
+ */
+@Component
+class KvServer {
+
+    private static final Log logger = LogFactory.getLog(KvServer.class);
+    static final byte[] WRITE_ACKNOWLEDGED = {'A'};
+
+    private final MemoryPool store;
+    private final KvStoreLayout layout;
+    private final Map<Integer, String> keysBySlot = new ConcurrentHashMap<>();
+
+    /** Formats the store (every lock word 0, every slot empty) before any client can connect. */
+    KvServer(@Qualifier("kv-store") MemoryPool store, @Value("${sample.kv.slots-per-bucket:4}") int slotsPerBucket) {
+        this.store = store;
+        RemoteBuffer region = store.remote();
+        this.layout = new KvStoreLayout(region.address(), region.rkey(), store.capacity(), store.bufferSize(),
+                slotsPerBucket);
+        byte[] empty = KvSlot.EMPTY.encode(layout.slotSize());
+        for (int bucket = 0; bucket < layout.buckets(); bucket++) {
+            MemorySegment memory = store.buffer(bucket).segment();
+            memory.set(ValueLayout.JAVA_LONG, 0, 0);
+            for (int slot = 0; slot < slotsPerBucket; slot++) {
+                MemorySegment.copy(empty, 0, memory, ValueLayout.JAVA_BYTE, layout.slotOffset(slot), empty.length);
+            }
+        }
+    }
+
+    /**
+     * A layout request, or a write's immediate data. The payload of a write's receive is not the
+     * written data (that went to the slot) and is ignored.
+     */
+    @RdmaListener(connectionListener = "kv")
+    byte[] receive(ReceivedMessage message) {
+        if (message.immediateData() == KvStoreLayout.REQUEST) {
+            return layout.encode();
+        }
+        index(message.immediateData());
+        return WRITE_ACKNOWLEDGED;
+    }
+
+    /**
+     * Slot {@code number} was written. Its writer holds the bucket's lock until this is
+     * acknowledged, so the slot cannot change while it is read here.
+     */
+    private void index(int number) {
+        int bucket = number / layout.slotsPerBucket();
+        int slot = number % layout.slotsPerBucket();
+        KvSlot entry = KvSlot.decode(store.buffer(bucket).segment().asSlice(layout.slotOffset(slot), layout.slotSize()));
+        if (entry == null) {
+            logger.warn("Slot " + number + " does not check out after its write: a client wrote it without holding"
+                    + " bucket " + bucket + "'s lock");
+        } else if (entry.isEmpty()) {
+            keysBySlot.remove(number);
+        } else {
+            keysBySlot.put(number, entry.key());
+        }
+    }
+
+    /** The keys stored, as the writes' immediate data told the server, sorted. */
+    List<String> keys() {
+        return keysBySlot.values().stream().sorted().toList();
+    }
+}

@@ -1,0 +1,112 @@
+package io.rdma.sample;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+/**
+ * Background traffic, on with {@code sample.load.enabled=true}: {@code sample.load.workers}
+ * virtual threads, each in a loop doing an echo, a PUT and a GET of a random one of
+ * {@code sample.load.keys} keys, and one round in eight a DELETE, then pausing
+ * {@code sample.load.pause}. That moves every meter the dashboard shows for the declared
+ * resources: completions of both CQs, the {@code sends} and {@code kv-one-sided} completion
+ * counters, both pools' use, the port's traffic. In the default (last) lifecycle phase it starts
+ * after the connections are up and stops before they go down; a failed round (a timeout under
+ * overload, say) is logged and the loop goes on.
+ */
+@Component
+@ConditionalOnBooleanProperty("sample.load.enabled")
+class LoadGenerator implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(LoadGenerator.class);
+
+    private final EchoClient echo;
+    private final KvClient kv;
+    private final int workers;
+    private final int keys;
+    private final Duration pause;
+    private final AtomicLong rounds = new AtomicLong();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    LoadGenerator(EchoClient echo, KvClient kv, @Value("${sample.load.workers:4}") int workers,
+                  @Value("${sample.load.keys:64}") int keys, @Value("${sample.load.pause:20ms}") Duration pause) {
+        this.echo = echo;
+        this.kv = kv;
+        this.workers = workers;
+        this.keys = keys;
+        this.pause = pause;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        for (int worker = 0; worker < workers; worker++) {
+            threads.add(Thread.ofVirtual().name("sample-load-" + worker).start(this::run));
+        }
+        logger.info("Load generator: " + workers + " workers over " + keys + " keys, pausing " + pause);
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                round();
+                rounds.incrementAndGet();
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                return;
+            } catch (Exception e) {
+                logger.warn("Load generator round failed: " + e);
+            }
+        }
+    }
+
+    private void round() throws Exception {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        String key = "load-" + random.nextInt(keys);
+        echo.echo(key).get();
+        kv.put(key, ("value " + random.nextLong()).getBytes(StandardCharsets.UTF_8));
+        kv.get(key);
+        if (random.nextInt(8) == 0) {
+            kv.delete(key);
+        }
+    }
+
+    /** Rounds completed, failed ones not counted. */
+    long rounds() {
+        return rounds.get();
+    }
+
+    /** Stops the workers before the connections close under them. */
+    @Override
+    public void stop() {
+        running = false;
+        for (Thread thread : threads) {
+            thread.interrupt();
+        }
+        for (Thread thread : threads) {
+            try {
+                thread.join(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        threads.clear();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+}
