@@ -3,6 +3,7 @@ package io.rdma.spring.listener;
 import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.spring.connection.ConnectedQueuePair;
 import io.rdma.spring.connection.ConnectionObserver;
+import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
@@ -135,7 +136,9 @@ final class ReceiveContainer implements ConnectionObserver {
                 buffer.close();
                 return;
             }
-            int length = (int) completion.byteLength();
+            // An RDMA write with immediate data consumes a receive but puts nothing in it: the data
+            // went where the writer addressed it, and byte_len is the write's length, not the buffer's.
+            int length = completion.opcode() == CompletionOpcode.RECV_RDMA_WITH_IMM ? 0 : (int) completion.byteLength();
             if (listener.lendsBuffers()) {
                 lent[index] = true;
                 delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),

@@ -68,6 +68,29 @@ class RdmaTemplateTests {
         });
     }
 
+    /**
+     * A write with immediate data consumes one of the peer's receives and leaves its buffer as it
+     * was: the listener gets the immediate data and no bytes (the echo of nothing), not whatever the
+     * buffer last held.
+     */
+    @Test
+    void aWriteWithImmediateReachesTheListenerAsImmediateDataWithoutBytes() {
+        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            Replies replies = context.getBean(Replies.class);
+            template.send("client", "earlier".getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+            assertThat(replies.messages.poll(5, TimeUnit.SECONDS)).isNotNull();
+            PooledBuffer target = context.getBean("buffers", MemoryPool.class).lease();
+
+            template.write("client", "written".getBytes(StandardCharsets.UTF_8), target.remote(), 23)
+                    .get(5, TimeUnit.SECONDS);
+            ReceivedMessage reply = replies.messages.poll(5, TimeUnit.SECONDS);
+            assertThat(reply).as("the echo of the write's notification").isNotNull();
+            assertThat(reply.payload()).isEmpty();
+            assertThat(target.segment().getString(0)).startsWith("written");
+            target.close();
+        });
+    }
 
     static final class Replies {
         final BlockingQueue<ReceivedMessage> messages = new LinkedBlockingQueue<>();
