@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 /**
  * Calls the echo server over the {@code echo-client} queue pair. Each request carries a
  * correlation id as immediate data; the server's reply carries it back, and the reply handler
- * completes the request's future, unless {@code echo.timeout} (5 s) failed it first.
+ * completes the request's future, unless {@code sample.echo.timeout} (5 s) failed it first.
  */
 @Component
 class EchoClient {
@@ -26,12 +26,12 @@ class EchoClient {
     private final AtomicInteger nextCorrelation = new AtomicInteger();
     private final PendingReplies<String> replies;
 
-    EchoClient(RdmaTemplate rdma, @Value("${echo.timeout:5s}") Duration timeout) {
+    EchoClient(RdmaTemplate rdma, @Value("${sample.echo.timeout:5s}") Duration timeout) {
         this.rdma = rdma;
         this.replies = new PendingReplies<>(timeout);
     }
 
-    /** The echo of {@code message}, or a {@link java.util.concurrent.TimeoutException} after {@code echo.timeout}. */
+    /** The echo of {@code message}, or a {@link java.util.concurrent.TimeoutException} after {@code sample.echo.timeout}. */
     CompletableFuture<String> echo(String message) {
         int correlation = nextCorrelation.incrementAndGet();
         return replies.call(correlation,

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 class RdmaErrorResponses {
 
-    /** The peer did not answer within the timeout (echo.timeout, sample.kv.timeout). */
+    /** The peer did not answer within the timeout (sample.echo.timeout, sample.kv.timeout). */
     @ExceptionHandler(TimeoutException.class)
     ProblemDetail timedOut(TimeoutException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, "the RDMA peer did not answer in time");

@@ -1,8 +1,13 @@
 package io.rdma.sample;
 
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.PortCounters;
+
 import com.jayway.jsonpath.JsonPath;
 
+import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.URI;
@@ -10,18 +15,25 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
@@ -50,6 +62,9 @@ class EchoOnSelectedProviderTests {
 
     @Value("${local.server.port}")
     int port;
+
+    @Autowired
+    DeviceContext device;
 
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -85,6 +100,43 @@ class EchoOnSelectedProviderTests {
         assertThat(rise(before, after, "rdma_port_packets_transmitted_total", "")
                 + rise(before, after, "rdma_port_hw_stat_total", "stat=\"sent_pkts\""))
                 .as("packets the port sent\nbefore: %s\nafter: %s", before, after).isPositive();
+    }
+
+    /**
+     * The live scrape as Prometheus takes it: every {@code rdma_*} family passes {@code promtool
+     * check metrics} (Debian's {@code prometheus} package; {@code -Dpromtool=<path>} or on the
+     * PATH), and the scrape holds every family of docs/observability.md that the device offers for
+     * what the sample declares: no flow families (the sample's flow is in a profile; rxe has no flow
+     * counters), and the port counters the device has in sysfs.
+     */
+    @Test
+    void theLiveScrapePassesPromtoolAndHoldsEveryFamilyTheDeviceOffers() throws Exception {
+        Path promtool = promtool();
+        String scrape = get("/actuator/prometheus").body();
+        String rdmaFamilies = scrape.lines().filter(line -> line.matches("(# (HELP|TYPE) )?rdma_.*"))
+                .collect(Collectors.joining("\n", "", "\n"));
+        Process check = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
+        try (OutputStream in = check.getOutputStream()) {
+            in.write(rdmaFamilies.getBytes(StandardCharsets.UTF_8));
+        }
+        String problems = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(check.waitFor()).as("promtool check metrics:\n%s", problems).isZero();
+        assertThat(problems).as("promtool check metrics").isBlank();
+
+        Set<String> families = rdmaSamples().keySet().stream().map(series -> series.replaceAll("\\{.*", ""))
+                .collect(Collectors.toSet());
+        assertThat(families).contains("rdma_provider_info", "rdma_live_objects", "rdma_info", "rdma_port_info",
+                "rdma_state_id", "rdma_physical_state_id", "rdma_rate_bytes_per_second", "rdma_cq_completions_total",
+                "rdma_comp_cntr_completions_total", "rdma_comp_cntr_errors_total", "rdma_qp_state_id",
+                "rdma_memory_pool_buffers", "rdma_pd_registered_bytes", "rdma_async_events_total");
+        PortCounters offered = device.portCounters(1);
+        if (!offered.counters().isEmpty()) {
+            assertThat(families).contains("rdma_port_packets_transmitted_total", "rdma_port_data_received_bytes_total");
+        }
+        if (offered.hardwareCounters().containsKey("sent_pkts")) {
+            assertThat(scrape).contains("rdma_port_hw_stat_total{device=\"" + device.deviceName() + "\",port=\"1\",stat=\"sent_pkts\"}");
+        }
+        assertThat(families).noneMatch(family -> family.startsWith("rdma_flow_"));
     }
 
     /**
@@ -203,6 +255,14 @@ class EchoOnSelectedProviderTests {
             address = mapped;
         }
         return HexFormat.of().formatHex(address);
+    }
+
+    private static Path promtool() {
+        Optional<Path> found = Optional.ofNullable(System.getProperty("promtool")).map(Path::of)
+                .or(() -> Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                        .map(directory -> Path.of(directory, "promtool")).filter(Files::isExecutable).findFirst());
+        assumeTrue(found.isPresent(), "promtool is not installed (Debian: prometheus); -Dpromtool=<path> names it");
+        return found.get();
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

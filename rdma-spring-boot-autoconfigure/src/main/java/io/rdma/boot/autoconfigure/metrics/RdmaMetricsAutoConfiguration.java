@@ -5,6 +5,7 @@ import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.resource.RdmaResources;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.config.MeterFilter;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -69,6 +70,11 @@ public final class RdmaMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     AsyncEventMetrics rdmaAsyncEventMetrics(RdmaResources resources) {
         return new AsyncEventMetrics(resources);
+    }
+
+    @Bean
+    MeterFilter rdmaTemplateObservationDescriptions() {
+        return new TemplateObservationDescriptions();
     }
 
     @Bean
