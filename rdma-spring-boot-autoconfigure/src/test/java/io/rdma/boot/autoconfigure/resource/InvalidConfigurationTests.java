@@ -11,10 +11,13 @@ import io.rdma.verbs.api.VerbsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -258,6 +261,52 @@ class InvalidConfigurationTests {
         FailureAnalysis analysis = fails(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
                 PD + ".queue-pairs.cq.max-recv-wr=8");
         assertThat(analysis.getDescription()).contains("already used");
+    }
+
+    @Test
+    void misspeltKeyOfAQueuePair() {
+        FailureAnalysis analysis = fails(QP + ".max-sned-wr", QP + ".max-sned-wr=64");
+        assertThat(analysis.getDescription()).contains("no property 'max-sned-wr' exists under '" + QP + "'");
+        assertThat(analysis.getAction()).startsWith("Did you mean max-send-wr?").contains("max-recv-wr");
+    }
+
+    @Test
+    void misspeltSectionOfADevice() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queus.cq9.entries",
+                DEVICE + ".completion-queus.cq9.entries=16");
+        assertThat(analysis.getAction()).startsWith("Did you mean completion-queues?");
+    }
+
+    @Test
+    void misspeltTopLevelSection() {
+        FailureAnalysis analysis = fails("rdma.conections.outbound.backend.port", "rdma.conections.outbound.backend.port=1");
+        assertThat(analysis.getAction()).startsWith("Did you mean connections?").contains("endpoint");
+    }
+
+    @Test
+    void keyBelowAValue() {
+        FailureAnalysis analysis = fails(DEVICE + ".port.number", DEVICE + ".port.number=1");
+        assertThat(analysis.getDescription()).contains("'" + DEVICE + ".port' takes a value");
+    }
+
+    @Test
+    void keyWithoutAnyNearName() {
+        FailureAnalysis analysis = fails(QP + ".colour", QP + ".colour=blue");
+        assertThat(analysis.getAction()).startsWith("The keys under " + QP + " are [").contains("send-cq");
+    }
+
+    /** Relaxed spellings of valid keys, the keys of the other properties classes under rdma, and other prefixes start. */
+    @Test
+    void relaxedFormsAndOtherPropertiesClassesAreKnown() {
+        String environmentVariable = "RDMA_DEVICES_" + RdmaContextRunners.DEVICE.toUpperCase(Locale.ROOT)
+                + "_PROTECTIONDOMAINS_PD0_QUEUEPAIRS_QP_MAXRECVWR";
+        RdmaContextRunners.runner().withPropertyValues(VALID)
+                .withPropertyValues(QP + ".maxSendWr=32", DEVICE + ".queue_pair_defaults.max_send_sge=1",
+                        "rdma.endpoint.show-keys=true", "rdma.endpoint.counter-writes.enabled=false",
+                        "rdma-test.anything=1")
+                .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new SystemEnvironmentPropertySource("test-environment", Map.of(environmentVariable, "64"))))
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     /** Starts the valid declaration with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
