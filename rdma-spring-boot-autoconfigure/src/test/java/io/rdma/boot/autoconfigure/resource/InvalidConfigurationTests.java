@@ -10,9 +10,11 @@ import io.rdma.verbs.api.VerbsException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -121,7 +123,10 @@ class InvalidConfigurationTests {
 
     @Test
     void sharedReceiveQueueOfAnotherProtectionDomain() {
-        fails(QP + ".srq", DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+        FailureAnalysis analysis = fails(QP + ".srq",
+                DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+        assertThat(analysis.getDescription()).contains("belongs to protection domain 'pd1'")
+                .contains("only from an SRQ of its own PD");
     }
 
     @Test
@@ -264,6 +269,60 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    void flowMatchFieldsOutOfRange() {
+        String[] flowToRawQueuePair = {PD + ".queue-pairs.raw.type=raw-packet", PD + ".queue-pairs.raw.send-cq=cq",
+                PD + ".queue-pairs.raw.max-send-wr=8", PD + ".queue-pairs.raw.max-recv-wr=8",
+                DEVICE + ".flows.in.queue-pair=raw", DEVICE + ".flows.in.match.protocol=udp"};
+        String match = DEVICE + ".flows.in.match";
+        FailureAnalysis analysis = fails(match + ".destination-port", concat(flowToRawQueuePair,
+                match + ".destination-port=70000"));
+        assertThat(analysis.getDescription()).contains("70000").contains("UDP port, 0 to 65535");
+        fails(match + ".source-port", concat(flowToRawQueuePair, match + ".source-port=-1"));
+        fails(match + ".ether-type", concat(flowToRawQueuePair, match + ".ether-type=70000"));
+        fails(DEVICE + ".flows.in.priority", concat(flowToRawQueuePair, DEVICE + ".flows.in.priority=65536"));
+        fails(DEVICE + ".flows.in.port", concat(flowToRawQueuePair, DEVICE + ".flows.in.port=256"));
+    }
+
+    @Test
+    void portsAndGidIndexesOutOfRange() {
+        FailureAnalysis analysis = fails(DEVICE + ".port", DEVICE + ".port=300");
+        assertThat(analysis.getAction()).isEqualTo("Set a value from 1 to 255.");
+        fails(QP + ".port", QP + ".port=256");
+        fails(DEVICE + ".gid-index", DEVICE + ".gid-index=256");
+        fails(QP + ".gid-index", QP + ".gid-index=-1");
+        fails("rdma.connections.outbound.out.port", "rdma.connections.outbound.out.queue-pair=qp",
+                "rdma.connections.outbound.out.host=127.0.0.1", "rdma.connections.outbound.out.port=65536");
+    }
+
+    /** Simulated only: it describes the device (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void simulatedDeviceWithMorePortsThanAPortNumberHolds() {
+        FailureAnalysis analysis = failsOnSimulated(SIMULATED_DEVICE + ".ports", SIMULATED_DEVICE + ".ports=300");
+        assertThat(analysis.getDescription()).contains("port count");
+    }
+
+    @Test
+    void memoryPoolsAboveThePhysicalMemory() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
+                PD + ".memory-pools.buffers.count=1000000");
+        assertThat(analysis.getDescription()).contains("physical memory");
+    }
+
+    /** Simulated only: it describes the device's max_qp (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void listenerPeersAboveMaxQp() {
+        FailureAnalysis analysis = failsOnSimulated("rdma.connections.listeners.server.max-connections",
+                SIMULATED_DEVICE + ".max-qp=2", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+                PD + ".queue-pair-prototypes.peer.max-send-wr=8", PD + ".queue-pair-prototypes.peer.max-recv-wr=8",
+                "rdma.connections.listeners.server.queue-pair-prototype=peer",
+                "rdma.connections.listeners.server.port=0", "rdma.connections.listeners.server.max-connections=4");
+        assertThat(analysis.getDescription()).contains("max_qp").contains("need up to 5");
+        assertThat(analysis.getAction()).startsWith("Set max-connections to at most 1");
+    }
+
+    @Test
     void misspeltKeyOfAQueuePair() {
         FailureAnalysis analysis = fails(QP + ".max-sned-wr", QP + ".max-sned-wr=64");
         assertThat(analysis.getDescription()).contains("no property 'max-sned-wr' exists under '" + QP + "'");
@@ -307,6 +366,10 @@ class InvalidConfigurationTests {
                 .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                         new SystemEnvironmentPropertySource("test-environment", Map.of(environmentVariable, "64"))))
                 .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        return Stream.concat(Arrays.stream(first), Arrays.stream(more)).toArray(String[]::new);
     }
 
     /** Starts the valid declaration with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
