@@ -9,7 +9,6 @@ import io.rdma.boot.autoconfigure.resource.DevicePlan.ProtectionDomainPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.SharedReceiveQueuePlan;
 import io.rdma.spring.resource.CompletionMode;
-import io.rdma.spring.resource.CompletionMode;
 import io.rdma.spring.resource.CompletionPolling;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.DeclaredResource;
@@ -26,6 +25,9 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 
+import com.sun.management.OperatingSystemMXBean;
+
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,6 +59,14 @@ public final class CheckedResourcePlan implements ResourcePlan {
     /** Bean name of the {@code RdmaResources} that knows every resource. */
     public static final String RESOURCES_BEAN = "rdmaResources";
 
+    /** Ports are numbered from 1 in a u8 (port_num of ibv_query_port, ibv_qp_attr, ibv_flow_attr). */
+    static final int MAX_PORT = 255;
+    /** A GID index is a u8 (sgid_index of ibv_global_route). */
+    private static final int MAX_GID_INDEX = 255;
+
+    private static final long PHYSICAL_MEMORY =
+            ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+
     private static final Set<CompletionCounterOp> UD_OPS = EnumSet.of(CompletionCounterOp.SEND, CompletionCounterOp.RECV);
     private static final Set<CompletionCounterOp> UC_OPS = EnumSet.of(CompletionCounterOp.SEND,
             CompletionCounterOp.RECV, CompletionCounterOp.RDMA_WRITE, CompletionCounterOp.REMOTE_RDMA_WRITE);
@@ -65,6 +75,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     private final List<DevicePlan> devices;
     private final ConnectionPlan connections;
     private final List<DeclaredResource> resources;
+    /** The bytes of the memory pools read so far: all of them are pinned in RAM at once. */
+    private long pooledBytes;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
 
@@ -220,9 +232,9 @@ public final class CheckedResourcePlan implements ResourcePlan {
     private DevicePlan device(String name, RdmaProperties.Device device) {
         String property = RdmaProperties.PREFIX + ".devices." + name;
         claim(name, property);
-        positive(device.getPort(), property + ".port");
+        inRange(device.getPort(), 1, MAX_PORT, property + ".port", "a port number (u8 port_num, from 1)");
         if (device.getGidIndex() != null) {
-            notNegative(device.getGidIndex(), property + ".gid-index");
+            inRange(device.getGidIndex(), 0, MAX_GID_INDEX, property + ".gid-index", "a GID index (u8 sgid_index)");
         }
         RdmaProperties.QueuePairDefaults defaults = device.getQueuePairDefaults();
         String defaultsProperty = property + ".queue-pair-defaults";
@@ -317,7 +329,15 @@ public final class CheckedResourcePlan implements ResourcePlan {
                     + " require local-write (ibv_reg_mr fails with EINVAL otherwise)",
                     "Add local-write to the access list.");
         }
-        return new MemoryPoolPlan(name, property, pd, (int) bufferSize, pool.getCount(), access);
+        MemoryPoolPlan plan = new MemoryPoolPlan(name, property, pd, (int) bufferSize, pool.getCount(), access);
+        pooledBytes += plan.bytes();
+        if (pooledBytes > PHYSICAL_MEMORY) {
+            throw new InvalidRdmaConfigurationException(property, "the memory pools declared up to this one need "
+                    + pooledBytes + " bytes (this one " + plan.bytes() + ": " + pool.getCount() + " x " + bufferSize
+                    + "), more than this machine's " + PHYSICAL_MEMORY + " bytes of physical memory; registered"
+                    + " memory is pinned, it cannot be swapped out", "Lower count or buffer-size.");
+        }
+        return plan;
     }
 
     private SharedReceiveQueuePlan sharedReceiveQueue(String name, String property, String pd,
@@ -344,8 +364,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
         String recvCq = qp.getRecvCq() == null ? sendCq
                 : reference(qp.getRecvCq(), property + ".recv-cq", cqs.keySet(), "completion queue",
                 "completion-queues of the device");
-        String srq = qp.getSrq() == null ? null : reference(qp.getSrq(), property + ".srq", srqs.keySet(),
-                "shared receive queue", "shared-receive-queues of protection domain '" + pd + "'");
+        String srq = qp.getSrq() == null ? null : sharedReceiveQueue(qp.getSrq(), property + ".srq", pd, srqs, device);
         String pool = qp.getMemoryPool() != null
                 ? reference(qp.getMemoryPool(), property + ".memory-pool", pools.keySet(), "memory pool",
                 "memory-pools of protection domain '" + pd + "'")
@@ -365,9 +384,9 @@ public final class CheckedResourcePlan implements ResourcePlan {
         notNegative(maxInline, property + ".max-inline-data");
         int port = orDefault(qp.getPort(), device.getPort());
         Integer gidIndex = qp.getGidIndex() != null ? qp.getGidIndex() : device.getGidIndex();
-        positive(port, property + ".port");
+        inRange(port, 1, MAX_PORT, property + ".port", "a port number (u8 port_num, from 1)");
         if (gidIndex != null) {
-            notNegative(gidIndex, property + ".gid-index");
+            inRange(gidIndex, 0, MAX_GID_INDEX, property + ".gid-index", "a GID index (u8 sgid_index)");
         }
         Duration sendTimeout = qp.getSendTimeout() != null ? qp.getSendTimeout() : defaults.getSendTimeout();
         notNegative(sendTimeout, property + ".send-timeout");
@@ -375,6 +394,27 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,
                 qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"));
+    }
+
+    /**
+     * The QP's SRQ, which must be one of its own PD: an SRQ of another PD of the device is named
+     * as such, since "not declared" would send the user looking for a typo.
+     */
+    private static String sharedReceiveQueue(String name, String property, String pd,
+                                             Map<String, SharedReceiveQueuePlan> srqs, RdmaProperties.Device device) {
+        if (!srqs.containsKey(name)) {
+            device.getProtectionDomains().forEach((otherPd, settings) -> {
+                if (!otherPd.equals(pd) && settings.getSharedReceiveQueues().containsKey(name)) {
+                    throw new InvalidRdmaConfigurationException(property, "shared receive queue '" + name + "' belongs"
+                            + " to protection domain '" + otherPd + "', and a queue pair of protection domain '" + pd
+                            + "' can take receives only from an SRQ of its own PD (ibv_create_qp fails with EINVAL)",
+                            "Declare the queue pair under protection domain '" + otherPd + "', or declare an SRQ under"
+                                    + " the shared-receive-queues of '" + pd + "'.");
+                }
+            });
+        }
+        return reference(name, property, srqs.keySet(), "shared receive queue",
+                "shared-receive-queues of protection domain '" + pd + "'");
     }
 
     private static Map<String, Set<CompletionCounterOp>> attachedCounters(String property, RdmaProperties.QueuePair qp,
@@ -428,7 +468,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
                     + " queue pairs, and '" + qpName + "' is " + type, "Point the flow at a raw-packet or ud queue pair.");
         }
         int port = orDefault(flow.getPort(), device.getPort());
-        positive(port, property + ".port");
+        inRange(port, 1, MAX_PORT, property + ".port", "a port number (u8 port_num, from 1)");
+        inRange(flow.getPriority(), 0, 0xFFFF, property + ".priority", "a flow priority (u16 in ibv_flow_attr)");
         // Kept as a list, not a set: the position of each entry is the counter index it is read at.
         List<CounterDescription> inOrder = new ArrayList<>();
         for (int i = 0; i < flow.getCounters().size(); i++) {
@@ -509,6 +550,14 @@ public final class CheckedResourcePlan implements ResourcePlan {
         if (value <= 0) {
             throw new InvalidRdmaConfigurationException(property, "the value " + value + " is not positive",
                     "Set a value of at least 1.");
+        }
+    }
+
+    /** {@code value} is within {@code min..max}, the range the verbs give {@code what} (named with its C type). */
+    static void inRange(long value, long min, long max, String property, String what) {
+        if (value < min || value > max) {
+            throw new InvalidRdmaConfigurationException(property, "the value " + value + " is out of range for " + what
+                    + ", " + min + " to " + max, "Set a value from " + min + " to " + max + ".");
         }
     }
 

@@ -77,7 +77,8 @@ final class ConnectionPlanReader {
                     "queue pair prototype", "queue-pair-prototypes of a protection domain");
         }
         InetAddress address = ipLiteral(listener.getAddress(), property + ".address");
-        inRange(listener.getPort(), 0, 65535, property + ".port", "0 (the connection manager chooses) to 65535");
+        CheckedResourcePlan.inRange(listener.getPort(), 0, 0xFFFF, property + ".port",
+                "a listening port (0: the connection manager chooses)");
         CheckedResourcePlan.positive(listener.getBacklog(), property + ".backlog");
         CheckedResourcePlan.positive(listener.getMaxConnections(), property + ".max-connections");
         positive(listener.getAcceptTimeout(), property + ".accept-timeout");
@@ -94,7 +95,7 @@ final class ConnectionPlanReader {
                     "Set the address of the listener's RDMA port (its RoCE GID's IPv4, or IPoIB), or a name"
                             + " resolving to it.");
         }
-        inRange(connection.getPort(), 1, 65535, property + ".port", "1 to 65535");
+        CheckedResourcePlan.inRange(connection.getPort(), 1, 0xFFFF, property + ".port", "a listener's port");
         positive(connection.getTimeout(), property + ".timeout");
         CheckedResourcePlan.notNegative(connection.getRetries(), property + ".retries");
         RdmaProperties.Backoff backoff = connection.getBackoff();
@@ -142,13 +143,6 @@ final class ConnectionPlanReader {
         } catch (IllegalArgumentException e) {
             throw new InvalidRdmaConfigurationException(property, "'" + address + "' is not an IP address",
                     "Set 0.0.0.0 (every port of the device) or the IPv4 address of an RDMA port.");
-        }
-    }
-
-    private static void inRange(int value, int min, int max, String property, String range) {
-        if (value < min || value > max) {
-            throw new InvalidRdmaConfigurationException(property, "port " + value + " is out of range",
-                    "Set a port from " + range + ".");
         }
     }
 

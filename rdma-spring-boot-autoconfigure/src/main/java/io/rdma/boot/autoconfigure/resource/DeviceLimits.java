@@ -6,13 +6,14 @@ import io.rdma.boot.autoconfigure.resource.DevicePlan.MemoryPoolPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.ProtectionDomainPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.SharedReceiveQueuePlan;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Unsigned64;
 
-
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -24,25 +25,29 @@ import java.util.Set;
 final class DeviceLimits {
 
     private final DevicePlan device;
+    /** The listeners on this device that create a queue pair per peer from a prototype. */
+    private final List<ListenerPlan> prototypeListeners;
     private final DeviceContext context;
     private final DeviceAttributes limits;
 
-    private DeviceLimits(DevicePlan device, DeviceContext context) {
+    private DeviceLimits(DevicePlan device, List<ListenerPlan> listeners, DeviceContext context) {
         this.device = device;
+        this.prototypeListeners = listeners.stream().filter(listener -> listener.device().equals(device.name())
+                && listener.queuePairPrototype() != null).toList();
         this.context = context;
         this.limits = context.queryDevice();
     }
 
-    static void verify(DevicePlan device, DeviceContext context) {
-        new DeviceLimits(device, context).verify();
+    /** Checks {@code device}'s plan, and the queue pairs its {@code listeners} may create, against its limits. */
+    static void verify(DevicePlan device, List<ListenerPlan> listeners, DeviceContext context) {
+        new DeviceLimits(device, listeners, context).verify();
     }
 
     private void verify() {
         port(device.port(), device.property() + ".port");
         count(device.completionQueues().size(), limits.maxCq(), device.property() + ".completion-queues", "max_cq");
         count(device.protectionDomains().size(), limits.maxPd(), device.property() + ".protection-domains", "max_pd");
-        count(device.queuePairs().size(), limits.maxQp(), device.property() + ".protection-domains.*.queue-pairs",
-                "max_qp");
+        queuePairCount();
         for (CompletionQueuePlan cq : device.completionQueues()) {
             atMost(cq.entries(), limits.maxCqe(), cq.property() + ".entries", "max_cqe");
             if (cq.timestamps() && !limits.completionTimestamps()) {
@@ -68,8 +73,33 @@ final class DeviceLimits {
         device.flows().forEach(this::flow);
     }
 
+    /**
+     * The declared queue pairs, plus one per peer each prototype listener may connect at once,
+     * within max_qp: beyond it the listener's ibv_create_qp fails at the peer's connect, seen by
+     * the peer as an rdma_connect timeout, long after a start that looked fine.
+     */
+    private void queuePairCount() {
+        count(device.queuePairs().size(), limits.maxQp(), device.property() + ".protection-domains.*.queue-pairs",
+                "max_qp");
+        long needed = device.queuePairs().size();
+        for (ListenerPlan listener : prototypeListeners) {
+            needed += listener.maxConnections();
+            if (needed > Integer.toUnsignedLong(limits.maxQp())) {
+                long room = Integer.toUnsignedLong(limits.maxQp()) - (needed - listener.maxConnections());
+                throw new InvalidRdmaConfigurationException(listener.property() + ".max-connections", "device '"
+                        + device.name() + "' holds " + Integer.toUnsignedString(limits.maxQp()) + " queue pairs"
+                        + " (max_qp), and its " + device.queuePairs().size() + " declared queue pairs plus a queue"
+                        + " pair per peer of its listeners " + prototypeListeners.stream().map(ListenerPlan::name)
+                        .toList() + " need up to " + needed + "; a peer beyond max_qp would fail to connect",
+                        room > 0 ? "Set max-connections to at most " + room + ", or declare fewer queue pairs."
+                                : "Declare fewer queue pairs on device '" + device.name() + "', or use a device"
+                                + " with a larger max_qp.");
+            }
+        }
+    }
+
     private void memoryPool(MemoryPoolPlan pool) {
-        long bytes = (long) pool.bufferSize() * pool.count();
+        long bytes = pool.bytes();
         // max_mr_size is a u64: rxe and mlx5 report 2^64-1, which a signed compare reads as -1.
         if (!limits.allowsRegionOf(bytes)) {
             String maxMrSize = Unsigned64.toString(limits.maxMrSize());
@@ -129,17 +159,20 @@ final class DeviceLimits {
         }
     }
 
+    // The limits are u32 in ibv_device_attr: a device reporting 2^32-1 must read as large, not as -1.
     private void count(int declared, int limit, String property, String limitName) {
-        if (declared > limit) {
+        if (Integer.compareUnsigned(declared, limit) > 0) {
             throw new InvalidRdmaConfigurationException(property, declared + " are declared, above the device's "
-                    + limitName + " of " + limit, "Declare at most " + limit + ".");
+                    + limitName + " of " + Integer.toUnsignedString(limit), "Declare at most "
+                    + Integer.toUnsignedString(limit) + ".");
         }
     }
 
     private void atMost(int value, int limit, String property, String limitName) {
-        if (value > limit) {
+        if (Integer.compareUnsigned(value, limit) > 0) {
             throw new InvalidRdmaConfigurationException(property, "the value " + value + " is above device '"
-                    + device.name() + "' " + limitName + " of " + limit, "Set it to at most " + limit + ".");
+                    + device.name() + "' " + limitName + " of " + Integer.toUnsignedString(limit), "Set it to at most "
+                    + Integer.toUnsignedString(limit) + ".");
         }
     }
 }

@@ -43,7 +43,7 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
     /** Bytes the device's memory pools pin: each is one page-aligned registration, so whole pages count. */
     long pinnedBytes() {
         return protectionDomains.stream().flatMap(pd -> pd.memoryPools().stream())
-                .mapToLong(pool -> Math.ceilDiv((long) pool.bufferSize() * pool.count(), ProtectionDomain.PAGE_SIZE)
+                .mapToLong(pool -> Math.ceilDiv(pool.bytes(), ProtectionDomain.PAGE_SIZE)
                         * ProtectionDomain.PAGE_SIZE).sum();
     }
 
@@ -72,6 +72,11 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
 
     record MemoryPoolPlan(String name, String property, String protectionDomain, int bufferSize, int count,
                           Set<AccessFlag> access) {
+
+        /** The size of the pool's one registration: count x buffer-size. */
+        long bytes() {
+            return (long) bufferSize * count;
+        }
     }
 
     record SharedReceiveQueuePlan(String name, String property, String protectionDomain, int maxWr, int maxSge,

@@ -5,7 +5,10 @@ import io.rdma.verbs.api.FlowSpec;
 
 import java.util.HexFormat;
 
-/** Turns a flow's configured match into an {@link FlowSpec}, naming the property of a field that does not parse. */
+/**
+ * Turns a flow's configured match into an {@link FlowSpec}, naming the property of a field that
+ * does not parse or does not fit its header field.
+ */
 final class FlowMatches {
 
     private FlowMatches() {
@@ -19,7 +22,8 @@ final class FlowMatches {
             long mac = match.getDestinationMac() == null ? 0
                     : mac(match.getDestinationMac(), matchProperty + ".destination-mac");
             long macMask = match.getDestinationMac() == null ? 0 : FlowSpec.Ethernet.MAC_MASK;
-            int etherType = match.getEtherType() == null ? 0 : match.getEtherType();
+            int etherType = match.getEtherType() == null ? 0
+                    : field(match.getEtherType(), 0xFFFF, matchProperty + ".ether-type", "an ether type (16 bits)");
             int etherTypeMask = match.getEtherType() == null ? 0 : 0xFFFF;
             spec = spec.withEthernet(new FlowSpec.Ethernet(mac, macMask, 0, 0, etherType, etherTypeMask, 0, 0));
         }
@@ -33,8 +37,11 @@ final class FlowMatches {
         if (match.getProtocol() != null) {
             FlowSpec.Protocol protocol = ConfiguredNames.parse(FlowSpec.Protocol.class, match.getProtocol(),
                     matchProperty + ".protocol", "a transport protocol");
-            int source = match.getSourcePort() == null ? 0 : match.getSourcePort();
-            int destination = match.getDestinationPort() == null ? 0 : match.getDestinationPort();
+            int source = match.getSourcePort() == null ? 0
+                    : field(match.getSourcePort(), 0xFFFF, matchProperty + ".source-port", "a " + protocol + " port");
+            int destination = match.getDestinationPort() == null ? 0
+                    : field(match.getDestinationPort(), 0xFFFF, matchProperty + ".destination-port",
+                    "a " + protocol + " port");
             spec = spec.withTransport(new FlowSpec.Transport(protocol, source, match.getSourcePort() == null ? 0 : 0xFFFF,
                     destination, match.getDestinationPort() == null ? 0 : 0xFFFF));
         }
@@ -43,6 +50,12 @@ final class FlowMatches {
                     + " protocol is named", "Set protocol to tcp or udp.");
         }
         return spec;
+    }
+
+    /** A header field of at most {@code max}: the flow spec would otherwise match its low bits only. */
+    private static int field(int value, int max, String property, String what) {
+        CheckedResourcePlan.inRange(value, 0, max, property, what);
+        return value;
     }
 
     private static long mac(String text, String property) {

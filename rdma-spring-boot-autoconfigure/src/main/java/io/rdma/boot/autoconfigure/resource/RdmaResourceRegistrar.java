@@ -19,12 +19,14 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.context.EnvironmentAware;
@@ -48,14 +50,18 @@ import org.springframework.util.function.SingletonSupplier;
  * and a user bean that injects a QP is destroyed before it.
  *
  * <p>The properties are bound here with {@link Binder}, because bean definitions must exist
- * before any bean (the {@code @ConfigurationProperties} bean included) is created.
+ * before any bean (the {@code @ConfigurationProperties} bean included) is created. Before they
+ * are bound, every key under {@code rdma} is checked against what the properties classes bind
+ * ({@link KnownRdmaKeys}): a misspelt key fails the start here rather than being ignored.
  */
-public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware,
+        BeanClassLoaderAware {
 
     private static final Log logger = LogFactory.getLog(RdmaResourceRegistrar.class);
 
     private @Nullable Environment environment;
     private @Nullable BeanFactory beanFactory;
+    private @Nullable ClassLoader beanClassLoader;
 
     @Override
     public void setEnvironment(Environment environment) {
@@ -68,13 +74,19 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
     }
 
     @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        this.beanClassLoader = classLoader;
+    }
+
+    @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Assert.state(environment != null, "'environment' must not be null");
         Assert.state(beanFactory != null, "'beanFactory' must not be null");
         ApplicationConversionService conversion = new ApplicationConversionService();
         conversion.addConverter(new BinaryDataSizeConverter());
-        Binder binder = new Binder(ConfigurationPropertySources.get(environment),
-                new PropertySourcesPlaceholdersResolver(environment), conversion);
+        Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
+        KnownRdmaKeys.check(sources, beanClassLoader);
+        Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment), conversion);
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
                 .orElseGet(RdmaProperties::new);
         CheckedResourcePlan plan = CheckedResourcePlan.read(properties);

@@ -104,7 +104,7 @@ final class ResourceDeclarations {
      * Opens the device after the host checks, then checks its ports and settles the GID indexes
      * left unset before {@link DeviceLimits} compares the plan with the device.
      */
-    private static DeviceContext open(DevicePlan device, HostRequirements requirements, ResourceLookup lookup) {
+    private DeviceContext open(DevicePlan device, HostRequirements requirements, ResourceLookup lookup) {
         DeviceContext context;
         try {
             Device found = lookup.verbs().device(device.name());
@@ -118,7 +118,7 @@ final class ResourceDeclarations {
         }
         try {
             Map<Integer, Integer> chosenGidIndexes = PortPreflight.check(context, device.property(), gidUses(device));
-            DeviceLimits.verify(device.withGidIndexes(chosenGidIndexes), context);
+            DeviceLimits.verify(device.withGidIndexes(chosenGidIndexes), connections.listeners(), context);
         } catch (RuntimeException e) {
             context.close();
             throw e;
@@ -216,8 +216,23 @@ final class ResourceDeclarations {
 
     private void memoryPool(String device, MemoryPoolPlan pool) {
         declare(pool.name(), ResourceKind.MEMORY_POOL, MemoryPool.class, device, pool.property(),
-                List.of(pool.protectionDomain()), lookup -> lookup.resource(pool.protectionDomain(),
-                        ProtectionDomain.class).createMemoryPool(pool.bufferSize(), pool.count(), pool.access()));
+                List.of(pool.protectionDomain()), lookup -> createMemoryPool(pool,
+                        lookup.resource(pool.protectionDomain(), ProtectionDomain.class)));
+    }
+
+    /**
+     * The plan refused pools above the machine's memory; what the JVM still cannot allocate (a
+     * -XX:MaxDirectMemorySize below the pool, memory taken by others) fails this one allocation,
+     * which is reported by the pool's property rather than as an OutOfMemoryError.
+     */
+    private static MemoryPool createMemoryPool(MemoryPoolPlan pool, ProtectionDomain pd) {
+        try {
+            return pd.createMemoryPool(pool.bufferSize(), pool.count(), pool.access());
+        } catch (OutOfMemoryError e) {
+            throw new InvalidRdmaConfigurationException(pool.property(), "the pool's " + pool.bytes() + " bytes ("
+                    + pool.count() + " x " + pool.bufferSize() + ") cannot be allocated: " + e.getMessage(),
+                    "Lower count or buffer-size, or give the JVM more memory (-XX:MaxDirectMemorySize).", e);
+        }
     }
 
     private void sharedReceiveQueue(String device, SharedReceiveQueuePlan srq) {

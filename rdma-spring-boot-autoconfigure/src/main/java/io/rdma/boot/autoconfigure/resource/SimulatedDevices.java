@@ -47,10 +47,8 @@ final class SimulatedDevices {
 
     private static DeviceSpec spec(String name, RdmaProperties.SimulatedDevice device) {
         String property = RdmaProperties.PREFIX + ".simulated.devices." + name;
-        if (device.getPorts() < 1 || device.getPorts() > 255) {
-            throw new InvalidRdmaConfigurationException(property + ".ports", "a device has 1 to 255 ports, not "
-                    + device.getPorts(), "Set ports between 1 and 255.");
-        }
+        CheckedResourcePlan.inRange(device.getPorts(), 1, CheckedResourcePlan.MAX_PORT, property + ".ports",
+                "a device's port count (u8 phys_port_cnt)");
         DeviceSpec.Builder spec = DeviceSpec.named(name).ports(device.getPorts()).linkLayer(device.getLinkLayer())
                 .initialPortState(device.getInitialPortState()).mtu(device.getMtu());
         apply(device.getMaxQp(), property + ".max-qp", spec::maxQp);

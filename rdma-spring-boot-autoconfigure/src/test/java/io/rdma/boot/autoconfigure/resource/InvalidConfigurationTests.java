@@ -10,11 +10,16 @@ import io.rdma.verbs.api.VerbsException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -118,7 +123,10 @@ class InvalidConfigurationTests {
 
     @Test
     void sharedReceiveQueueOfAnotherProtectionDomain() {
-        fails(QP + ".srq", DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+        FailureAnalysis analysis = fails(QP + ".srq",
+                DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
+        assertThat(analysis.getDescription()).contains("belongs to protection domain 'pd1'")
+                .contains("only from an SRQ of its own PD");
     }
 
     @Test
@@ -258,6 +266,110 @@ class InvalidConfigurationTests {
         FailureAnalysis analysis = fails(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
                 PD + ".queue-pairs.cq.max-recv-wr=8");
         assertThat(analysis.getDescription()).contains("already used");
+    }
+
+    @Test
+    void flowMatchFieldsOutOfRange() {
+        String[] flowToRawQueuePair = {PD + ".queue-pairs.raw.type=raw-packet", PD + ".queue-pairs.raw.send-cq=cq",
+                PD + ".queue-pairs.raw.max-send-wr=8", PD + ".queue-pairs.raw.max-recv-wr=8",
+                DEVICE + ".flows.in.queue-pair=raw", DEVICE + ".flows.in.match.protocol=udp"};
+        String match = DEVICE + ".flows.in.match";
+        FailureAnalysis analysis = fails(match + ".destination-port", concat(flowToRawQueuePair,
+                match + ".destination-port=70000"));
+        assertThat(analysis.getDescription()).contains("70000").contains("UDP port, 0 to 65535");
+        fails(match + ".source-port", concat(flowToRawQueuePair, match + ".source-port=-1"));
+        fails(match + ".ether-type", concat(flowToRawQueuePair, match + ".ether-type=70000"));
+        fails(DEVICE + ".flows.in.priority", concat(flowToRawQueuePair, DEVICE + ".flows.in.priority=65536"));
+        fails(DEVICE + ".flows.in.port", concat(flowToRawQueuePair, DEVICE + ".flows.in.port=256"));
+    }
+
+    @Test
+    void portsAndGidIndexesOutOfRange() {
+        FailureAnalysis analysis = fails(DEVICE + ".port", DEVICE + ".port=300");
+        assertThat(analysis.getAction()).isEqualTo("Set a value from 1 to 255.");
+        fails(QP + ".port", QP + ".port=256");
+        fails(DEVICE + ".gid-index", DEVICE + ".gid-index=256");
+        fails(QP + ".gid-index", QP + ".gid-index=-1");
+        fails("rdma.connections.outbound.out.port", "rdma.connections.outbound.out.queue-pair=qp",
+                "rdma.connections.outbound.out.host=127.0.0.1", "rdma.connections.outbound.out.port=65536");
+    }
+
+    /** Simulated only: it describes the device (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void simulatedDeviceWithMorePortsThanAPortNumberHolds() {
+        FailureAnalysis analysis = failsOnSimulated(SIMULATED_DEVICE + ".ports", SIMULATED_DEVICE + ".ports=300");
+        assertThat(analysis.getDescription()).contains("port count");
+    }
+
+    @Test
+    void memoryPoolsAboveThePhysicalMemory() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
+                PD + ".memory-pools.buffers.count=1000000");
+        assertThat(analysis.getDescription()).contains("physical memory");
+    }
+
+    /** Simulated only: it describes the device's max_qp (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void listenerPeersAboveMaxQp() {
+        FailureAnalysis analysis = failsOnSimulated("rdma.connections.listeners.server.max-connections",
+                SIMULATED_DEVICE + ".max-qp=2", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+                PD + ".queue-pair-prototypes.peer.max-send-wr=8", PD + ".queue-pair-prototypes.peer.max-recv-wr=8",
+                "rdma.connections.listeners.server.queue-pair-prototype=peer",
+                "rdma.connections.listeners.server.port=0", "rdma.connections.listeners.server.max-connections=4");
+        assertThat(analysis.getDescription()).contains("max_qp").contains("need up to 5");
+        assertThat(analysis.getAction()).startsWith("Set max-connections to at most 1");
+    }
+
+    @Test
+    void misspeltKeyOfAQueuePair() {
+        FailureAnalysis analysis = fails(QP + ".max-sned-wr", QP + ".max-sned-wr=64");
+        assertThat(analysis.getDescription()).contains("no property 'max-sned-wr' exists under '" + QP + "'");
+        assertThat(analysis.getAction()).startsWith("Did you mean max-send-wr?").contains("max-recv-wr");
+    }
+
+    @Test
+    void misspeltSectionOfADevice() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queus.cq9.entries",
+                DEVICE + ".completion-queus.cq9.entries=16");
+        assertThat(analysis.getAction()).startsWith("Did you mean completion-queues?");
+    }
+
+    @Test
+    void misspeltTopLevelSection() {
+        FailureAnalysis analysis = fails("rdma.conections.outbound.backend.port", "rdma.conections.outbound.backend.port=1");
+        assertThat(analysis.getAction()).startsWith("Did you mean connections?").contains("endpoint");
+    }
+
+    @Test
+    void keyBelowAValue() {
+        FailureAnalysis analysis = fails(DEVICE + ".port.number", DEVICE + ".port.number=1");
+        assertThat(analysis.getDescription()).contains("'" + DEVICE + ".port' takes a value");
+    }
+
+    @Test
+    void keyWithoutAnyNearName() {
+        FailureAnalysis analysis = fails(QP + ".colour", QP + ".colour=blue");
+        assertThat(analysis.getAction()).startsWith("The keys under " + QP + " are [").contains("send-cq");
+    }
+
+    /** Relaxed spellings of valid keys, the keys of the other properties classes under rdma, and other prefixes start. */
+    @Test
+    void relaxedFormsAndOtherPropertiesClassesAreKnown() {
+        String environmentVariable = "RDMA_DEVICES_" + RdmaContextRunners.DEVICE.toUpperCase(Locale.ROOT)
+                + "_PROTECTIONDOMAINS_PD0_QUEUEPAIRS_QP_MAXRECVWR";
+        RdmaContextRunners.runner().withPropertyValues(VALID)
+                .withPropertyValues(QP + ".maxSendWr=32", DEVICE + ".queue_pair_defaults.max_send_sge=1",
+                        "rdma.endpoint.show-keys=true", "rdma.endpoint.counter-writes.enabled=false",
+                        "rdma-test.anything=1")
+                .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new SystemEnvironmentPropertySource("test-environment", Map.of(environmentVariable, "64"))))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        return Stream.concat(Arrays.stream(first), Arrays.stream(more)).toArray(String[]::new);
     }
 
     /** Starts the valid declaration with {@code overrides}; asserts it fails at {@code property} and leaks nothing. */
