@@ -33,8 +33,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * on any machine and on a real device (Soft-RoCE's {@code rxe0} in CI).
  *
  * <p>Selected by system properties, as rdma-verbs' loopback suite is: {@code rdma.provider}
- * ({@code simulated} by default, or {@code native}), {@code rdma.device} (the device under test;
- * required on native, {@value #DECLARED_DEVICE} on the simulated fabric) and {@code rdma.gid-index}
+ * ({@code simulated} by default, or {@code native}), {@code rdma-test.device} (the device under test;
+ * required on native, {@value #DECLARED_DEVICE} on the simulated fabric) and {@code rdma-test.gid-index}
  * (for queue pairs a test connects by hand; 0 by default, 1 on Soft-RoCE, where RoCE v2 GIDs start).
  */
 public final class RdmaContextRunners {
@@ -54,7 +54,7 @@ public final class RdmaContextRunners {
     public static final String DEVICE_PROPERTY = "rdma.devices." + DEVICE;
 
     /** GID index for queue pairs a test connects by hand (connection managers pick their own). */
-    public static final int GID_INDEX = Integer.getInteger("rdma.gid-index", 0);
+    public static final int GID_INDEX = Integer.getInteger("rdma-test.gid-index", 0);
 
     /**
      * Where the declarations' outbound connections go ({@code ${rdma-test.peer-address}} in their YAML):
@@ -71,10 +71,10 @@ public final class RdmaContextRunners {
     }
 
     private static String deviceUnderTest() {
-        String device = System.getProperty("rdma.device");
+        String device = System.getProperty("rdma-test.device");
         if (device == null && PROVIDER != ProviderKind.SIMULATED) {
-            throw new IllegalStateException("-Drdma.device must name the device under test on the "
-                    + PROVIDER + " provider (e.g. -Drdma.device=rxe0)");
+            throw new IllegalStateException("-Drdma-test.device must name the device under test on the "
+                    + PROVIDER + " provider (e.g. -Drdma-test.device=rxe0)");
         }
         return device == null ? DECLARED_DEVICE : device;
     }

@@ -50,7 +50,7 @@ final class LoopbackPair implements AutoCloseable {
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
         senderMemory = pd.allocateMemory(bufferBytes, access);
         receiverMemory = pd.allocateMemory(bufferBytes, access);
-        int gidIndex = Integer.getInteger("rdma.gid-index", 0);
+        int gidIndex = Integer.getInteger("rdma-test.gid-index", 0);
         ConnectOptions options = ConnectOptions.builder().gidIndex(gidIndex).build();
         sender.connect(receiver.localEndpoint(options), options);
         receiver.connect(sender.localEndpoint(options), options);

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class ForkedJvm {
 
-    private static final List<String> FORWARDED = List.of("rdma.provider", "rdma.device", "rdma.port",
-            "rdma.gid-index", "java.library.path");
+    private static final List<String> FORWARDED = List.of("rdma.provider", "rdma-test.device", "rdma-test.port",
+            "rdma-test.gid-index", "java.library.path");
 
     private ForkedJvm() {
     }

@@ -46,8 +46,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * host, so it runs unchanged on the simulated fabric and on a Soft-RoCE device.
  *
  * <p>Selected by system properties: {@code rdma.provider} ({@code simulated} by default, or
- * {@code native}), {@code rdma.device} (the first device by default), {@code rdma.port} (1) and
- * {@code rdma.gid-index} (0 on an InfiniBand port, 1 on Ethernet, where RoCE v2 GIDs start on
+ * {@code native}), {@code rdma-test.device} (the first device by default), {@code rdma-test.port} (1) and
+ * {@code rdma-test.gid-index} (0 on an InfiniBand port, 1 on Ethernet, where RoCE v2 GIDs start on
  * Soft-RoCE). After every test it closes the context and requires the provider to hold no
  * object at all, so every test doubles as a leak check.
  *
@@ -92,7 +92,7 @@ public final class LoopbackFabric implements AfterEachCallback {
 
     public DeviceContext context() {
         if (context == null) {
-            open(List.of(), System.getProperty("rdma.device"));
+            open(List.of(), System.getProperty("rdma-test.device"));
         }
         return context;
     }
@@ -107,7 +107,7 @@ public final class LoopbackFabric implements AfterEachCallback {
         if (context != null) {
             throw new IllegalStateException("openSpecialDevice must come before any other use of the fabric");
         }
-        open(List.of(spec), isSimulated() ? spec.name() : System.getProperty("rdma.device"));
+        open(List.of(spec), isSimulated() ? spec.name() : System.getProperty("rdma-test.device"));
         return context;
     }
 
@@ -115,8 +115,8 @@ public final class LoopbackFabric implements AfterEachCallback {
         verbs = Verbs.open(provider, specs);
         context = (deviceName == null ? verbs.devices().getFirst() : verbs.device(deviceName)).open();
         context.addAsyncEventListener(arrivals::add);
-        port = Integer.getInteger("rdma.port", 1);
-        String configuredGidIndex = System.getProperty("rdma.gid-index");
+        port = Integer.getInteger("rdma-test.port", 1);
+        String configuredGidIndex = System.getProperty("rdma-test.gid-index");
         gidIndex = configuredGidIndex != null ? Integer.parseInt(configuredGidIndex)
                 : linkLayer() == LinkLayer.ETHERNET ? 1 : 0;
     }

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The preflight on a real device (rxe0 in the Soft-RoCE guest, {@code -Drdma.device=rxe0}):
+ * The preflight on a real device (rxe0 in the Soft-RoCE guest, {@code -Drdma-test.device=rxe0}):
  * the host access read from the system, the GID chosen from the real table, and the
  * locked-memory check held against what {@code ibv_reg_mr} really does: a pool one page above
  * the limit fails the start exactly where the registration itself fails with ENOMEM. Run it
@@ -38,7 +38,7 @@ class PreflightOnDeviceTests {
     void nativeDevice() {
         try (Verbs verbs = Verbs.open(ProviderKind.AUTO)) {
             assumeTrue(verbs.providerName().equals("native"), "no native RDMA device: " + verbs.selectionReason());
-            deviceName = System.getProperty("rdma.device", verbs.devices().getFirst().name());
+            deviceName = System.getProperty("rdma-test.device", verbs.devices().getFirst().name());
         }
     }
 

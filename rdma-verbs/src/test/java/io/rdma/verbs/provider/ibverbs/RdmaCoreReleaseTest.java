@@ -119,7 +119,7 @@ class RdmaCoreReleaseTest {
 
     /**
      * Where rdma-core is installed: the release this JVM loaded is verified and named in the
-     * provider's selection reason. {@code -Drdma.expected-rdma-core=VERSION} makes it prove
+     * provider's selection reason. {@code -Drdma-test.expected-rdma-core=VERSION} makes it prove
      * which release a run used (the Soft-RoCE suite against a build of another rdma-core).
      */
     @Test
@@ -128,7 +128,7 @@ class RdmaCoreReleaseTest {
         RdmaCoreRelease release = RdmaCoreRelease.loaded();
         reporter.publishEntry("rdma-core", release.toString());
 
-        String expected = System.getProperty("rdma.expected-rdma-core");
+        String expected = System.getProperty("rdma-test.expected-rdma-core");
         if (expected != null) {
             assertThat(release.version()).isEqualTo(expected);
         }
