@@ -44,14 +44,10 @@ import org.springframework.core.env.Environment;
 @Import(RdmaResourceRegistrar.class)
 public final class RdmaAutoConfiguration {
 
-    /**
-     * The first bean method, so that its advice is logged before the provider opens and the JVM
-     * prints its own warnings (the registrar's beans are registered after this class's). The
-     * registrar has already bound {@code rdma.provider}, so its value is valid here.
-     */
+    /** Static: a bean factory post-processor, made before the configuration class itself. */
     @Bean
-    NativeAccessCheck rdmaNativeAccessCheck(Environment environment) {
-        return NativeAccessCheck.run(Binder.get(environment).bind(RdmaProperties.PREFIX + ".provider", ProviderKind.class)
+    static NativeAccessCheck rdmaNativeAccessCheck(Environment environment) {
+        return new NativeAccessCheck(Binder.get(environment).bind(RdmaProperties.PREFIX + ".provider", ProviderKind.class)
                 .orElse(ProviderKind.AUTO));
     }
 

@@ -9,6 +9,8 @@ import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
  * Says once, at startup, how to grant rdma-verbs native access when the JVM has not: the native
@@ -16,24 +18,26 @@ import org.jspecify.annotations.Nullable;
  * JVM prints four {@code WARNING:} lines that do not say which setting of the application's own
  * launch is missing (JEP 472; a later JDK will refuse the calls). Only a provider that may be native
  * ({@code native} or {@code auto}) makes those calls, so {@code simulated} is never warned about.
+ *
+ * <p>A bean factory post-processor because those run before any bean is created: the JVM enables
+ * native access for a module once it has warned about it, so a check after the provider opened
+ * (which an application's own bean needing the template can cause at any point) would find it enabled.
  */
-public final class NativeAccessCheck {
+public final class NativeAccessCheck implements BeanFactoryPostProcessor {
 
     private static final Log logger = LogFactory.getLog(NativeAccessCheck.class);
 
     private final Optional<String> advice;
 
-    private NativeAccessCheck(Optional<String> advice) {
-        this.advice = advice;
+    /** Checks the module rdma-verbs was loaded into; the advice, if any, is logged as the context refreshes. */
+    public NativeAccessCheck(ProviderKind provider) {
+        Module verbs = Verbs.class.getModule();
+        this.advice = advice(provider, verbs.isNativeAccessEnabled(), verbs.isNamed() ? verbs.getName() : null);
     }
 
-    /** Checks the module rdma-verbs was loaded into, and logs the advice at WARN if there is one. */
-    public static NativeAccessCheck run(ProviderKind provider) {
-        Module verbs = Verbs.class.getModule();
-        NativeAccessCheck check = new NativeAccessCheck(
-                advice(provider, verbs.isNativeAccessEnabled(), verbs.isNamed() ? verbs.getName() : null));
-        check.advice.ifPresent(logger::warn);
-        return check;
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+        advice.ifPresent(logger::warn);
     }
 
     /** What to tell the user; empty when native access is enabled or the provider is simulated. */
