@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.boot.autoconfigure.preflight.NativeAccessCheck;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
@@ -9,6 +10,7 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.RdmaTemplateObservationConvention;
 import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.Verbs;
 
 import io.micrometer.observation.ObservationRegistry;
@@ -18,9 +20,11 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * Builds the resources declared under {@code rdma}: the provider's device list, one bean per
@@ -39,6 +43,13 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBooleanProperty(name = "rdma.enabled", matchIfMissing = true)
 @Import(RdmaResourceRegistrar.class)
 public final class RdmaAutoConfiguration {
+
+    /** Static: a bean factory post-processor, made before the configuration class itself. */
+    @Bean
+    static NativeAccessCheck rdmaNativeAccessCheck(Environment environment) {
+        return new NativeAccessCheck(Binder.get(environment).bind(RdmaProperties.PREFIX + ".provider", ProviderKind.class)
+                .orElse(ProviderKind.AUTO));
+    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -25,7 +25,8 @@ import java.util.Objects;
  *              "0.0.0.0", 7471), 8)) {                 hello, Duration.ofSeconds(5))) {
  *     Connection connection = listener                 ...
  *         .accept(qp, hello, Duration.ofSeconds(30)).orElseThrow();
- * }}</pre>
+ * }                                           }
+ * }</pre>
  */
 public final class ConnectionManager {
 

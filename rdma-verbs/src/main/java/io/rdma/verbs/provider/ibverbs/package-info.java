@@ -1,5 +1,5 @@
 /**
- * The native provider: libibverbs and librdmacm called through the Foreign Function & Memory
+ * The native provider: libibverbs and librdmacm called through the Foreign Function &amp; Memory
  * API, over the jextract bindings in {@code generated} (see {@code docs/native-provider.md}).
  */
 @NullMarked
