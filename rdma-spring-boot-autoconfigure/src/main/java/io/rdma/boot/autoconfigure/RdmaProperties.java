@@ -1,7 +1,11 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.spring.resource.CompletionMode;
+import io.rdma.verbs.api.AccessFlag;
+import io.rdma.verbs.api.CompletionCounterOp;
+import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.DeviceNodeAccess;
+import io.rdma.verbs.api.FlowSpec;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Mtu;
@@ -170,7 +174,7 @@ public class RdmaProperties {
          * Op kinds the device's completion counters can count (send, recv, rdma-read,
          * remote-rdma-read, rdma-write, remote-rdma-write); unset means all.
          */
-        private @Nullable List<String> completionCounterOps;
+        private @Nullable List<CompletionCounterOp> completionCounterOps;
 
         /** Whether the device supports flow counters (ibv_create_counters). */
         private @Nullable Boolean flowCounters;
@@ -313,11 +317,11 @@ public class RdmaProperties {
             this.maxCompletionCounters = maxCompletionCounters;
         }
 
-        public @Nullable List<String> getCompletionCounterOps() {
+        public @Nullable List<CompletionCounterOp> getCompletionCounterOps() {
             return completionCounterOps;
         }
 
-        public void setCompletionCounterOps(@Nullable List<String> completionCounterOps) {
+        public void setCompletionCounterOps(@Nullable List<CompletionCounterOp> completionCounterOps) {
             this.completionCounterOps = completionCounterOps;
         }
 
@@ -688,7 +692,7 @@ public class RdmaProperties {
          * remote-atomic, mw-bind, zero-based, on-demand, hugetlb, relaxed-ordering.
          * remote-write and remote-atomic need local-write as well (ibv_reg_mr).
          */
-        private List<String> access = new ArrayList<>(List.of("local-write"));
+        private List<AccessFlag> access = new ArrayList<>(List.of(AccessFlag.LOCAL_WRITE));
 
         public DataSize getBufferSize() {
             return bufferSize;
@@ -706,11 +710,11 @@ public class RdmaProperties {
             this.count = count;
         }
 
-        public List<String> getAccess() {
+        public List<AccessFlag> getAccess() {
             return access;
         }
 
-        public void setAccess(List<String> access) {
+        public void setAccess(List<AccessFlag> access) {
             this.access = access;
         }
     }
@@ -805,7 +809,7 @@ public class RdmaProperties {
          * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
          * queue pair may not count the same op kind.
          */
-        private Map<String, List<String>> completionCounters = new LinkedHashMap<>();
+        private Map<String, List<CompletionCounterOp>> completionCounters = new LinkedHashMap<>();
 
         public QueuePairType getType() {
             return type;
@@ -919,11 +923,11 @@ public class RdmaProperties {
             this.sendTimeout = sendTimeout;
         }
 
-        public Map<String, List<String>> getCompletionCounters() {
+        public Map<String, List<CompletionCounterOp>> getCompletionCounters() {
             return completionCounters;
         }
 
-        public void setCompletionCounters(Map<String, List<String>> completionCounters) {
+        public void setCompletionCounters(Map<String, List<CompletionCounterOp>> completionCounters) {
             this.completionCounters = completionCounters;
         }
     }
@@ -947,7 +951,7 @@ public class RdmaProperties {
          * What the flow's counters collect, one counter point per entry in this order ('packets'
          * or 'bytes'); empty creates no flow counters.
          */
-        private List<String> counters = new ArrayList<>();
+        private List<CounterDescription> counters = new ArrayList<>();
 
         public @Nullable String getQueuePair() {
             return queuePair;
@@ -977,11 +981,11 @@ public class RdmaProperties {
             return match;
         }
 
-        public List<String> getCounters() {
+        public List<CounterDescription> getCounters() {
             return counters;
         }
 
-        public void setCounters(List<String> counters) {
+        public void setCounters(List<CounterDescription> counters) {
             this.counters = counters;
         }
     }
@@ -1002,7 +1006,7 @@ public class RdmaProperties {
         private @Nullable String destinationIpv4;
 
         /** Transport protocol: 'tcp' or 'udp'; needed for the port fields. */
-        private @Nullable String protocol;
+        private FlowSpec.@Nullable Protocol protocol;
 
         /** Source TCP/UDP port. */
         private @Nullable Integer sourcePort;
@@ -1042,11 +1046,11 @@ public class RdmaProperties {
             this.destinationIpv4 = destinationIpv4;
         }
 
-        public @Nullable String getProtocol() {
+        public FlowSpec.@Nullable Protocol getProtocol() {
             return protocol;
         }
 
-        public void setProtocol(@Nullable String protocol) {
+        public void setProtocol(FlowSpec.@Nullable Protocol protocol) {
             this.protocol = protocol;
         }
 

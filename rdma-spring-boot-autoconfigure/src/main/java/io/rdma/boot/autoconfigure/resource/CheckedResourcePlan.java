@@ -321,8 +321,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
                     + " bytes is not between 1 byte and 2GiB", "Set a positive buffer size such as 4KiB.");
         }
         positive(pool.getCount(), property + ".count");
-        Set<AccessFlag> access = ConfiguredNames.parseAll(AccessFlag.class, pool.getAccess(), property + ".access",
-                "an access flag");
+        Set<AccessFlag> access = pool.getAccess().isEmpty() ? EnumSet.noneOf(AccessFlag.class)
+                : EnumSet.copyOf(pool.getAccess());
         boolean remoteWriting = access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC);
         if (remoteWriting && !access.contains(AccessFlag.LOCAL_WRITE)) {
             throw new InvalidRdmaConfigurationException(property + ".access", "remote-write and remote-atomic"
@@ -421,16 +421,15 @@ public final class CheckedResourcePlan implements ResourcePlan {
                                                                        Map<String, CounterPlan> counters) {
         Map<String, Set<CompletionCounterOp>> attached = new LinkedHashMap<>();
         Map<CompletionCounterOp, String> countedBy = new HashMap<>();
-        qp.getCompletionCounters().forEach((counter, opNames) -> {
+        qp.getCompletionCounters().forEach((counter, opList) -> {
             String counterProperty = property + ".completion-counters." + counter;
             reference(counter, counterProperty, counters.keySet(), "completion counter",
                     "completion-counters of the device");
-            Set<CompletionCounterOp> ops = ConfiguredNames.parseAll(CompletionCounterOp.class, opNames,
-                    counterProperty, "a completion counter op kind");
-            if (ops.isEmpty()) {
+            if (opList.isEmpty()) {
                 throw new InvalidRdmaConfigurationException(counterProperty, "no op kinds are listed",
                         "List the op kinds the counter counts, e.g. [send, rdma-write].");
             }
+            Set<CompletionCounterOp> ops = EnumSet.copyOf(opList);
             Set<CompletionCounterOp> possible = switch (qp.getType()) {
                 case RC -> EnumSet.allOf(CompletionCounterOp.class);
                 case UC -> UC_OPS;
@@ -471,11 +470,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
         inRange(port, 1, MAX_PORT, property + ".port", "a port number (u8 port_num, from 1)");
         inRange(flow.getPriority(), 0, 0xFFFF, property + ".priority", "a flow priority (u16 in ibv_flow_attr)");
         // Kept as a list, not a set: the position of each entry is the counter index it is read at.
-        List<CounterDescription> inOrder = new ArrayList<>();
-        for (int i = 0; i < flow.getCounters().size(); i++) {
-            inOrder.add(ConfiguredNames.parse(CounterDescription.class, flow.getCounters().get(i),
-                    property + ".counters[" + i + "]", "a flow counter description"));
-        }
+        List<CounterDescription> inOrder = flow.getCounters();
         String countersName = null;
         if (!inOrder.isEmpty()) {
             countersName = name + ".counters";

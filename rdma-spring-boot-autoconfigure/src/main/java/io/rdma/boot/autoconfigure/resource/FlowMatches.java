@@ -35,8 +35,7 @@ final class FlowMatches {
                     match.getDestinationIpv4() == null ? 0 : -1));
         }
         if (match.getProtocol() != null) {
-            FlowSpec.Protocol protocol = ConfiguredNames.parse(FlowSpec.Protocol.class, match.getProtocol(),
-                    matchProperty + ".protocol", "a transport protocol");
+            FlowSpec.Protocol protocol = match.getProtocol();
             int source = match.getSourcePort() == null ? 0
                     : field(match.getSourcePort(), 0xFFFF, matchProperty + ".source-port", "a " + protocol + " port");
             int destination = match.getDestinationPort() == null ? 0

@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
@@ -156,49 +155,12 @@ final class KnownRdmaKeys {
                     + " below it such as '" + written + "'" + origin + ", so the setting would be ignored",
                     "Set " + parent + " itself, or remove " + name + ".");
         }
-        String nearest = nearest(written, validKeys);
+        String nearest = NearestName.of(written, validKeys);
         List<String> sorted = List.copyOf(new TreeSet<>(validKeys));
         return new InvalidRdmaConfigurationException(name.toString(), "no property '" + written + "' exists under '"
                 + parent + "'" + origin + ", so the setting would be ignored",
                 (nearest != null ? "Did you mean " + nearest + "? " : "") + "The keys under " + parent + " are "
                         + sorted + ".");
-    }
-
-    /**
-     * The valid key closest to {@code written} by edit distance, or none when even the closest
-     * differs in more than a third of its letters (then a list of the valid keys helps more).
-     */
-    private static @Nullable String nearest(String written, Collection<String> validKeys) {
-        String nearest = null;
-        int best = Integer.MAX_VALUE;
-        for (String key : validKeys) {
-            int distance = editDistance(written, key);
-            if (distance < best) {
-                best = distance;
-                nearest = key;
-            }
-        }
-        return nearest != null && best <= Math.max(2, nearest.length() / 3) ? nearest : null;
-    }
-
-    /** Levenshtein distance: the fewest single-letter insertions, deletions and substitutions from a to b. */
-    private static int editDistance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 
     /** The classes bound under {@code rdma}, by prefix, from the metadata groups on the class path. */

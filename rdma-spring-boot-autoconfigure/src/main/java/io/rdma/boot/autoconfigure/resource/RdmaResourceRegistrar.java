@@ -24,6 +24,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -87,8 +88,8 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
         KnownRdmaKeys.check(sources, beanClassLoader);
         Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment), conversion);
-        RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, RdmaProperties.class)
-                .orElseGet(RdmaProperties::new);
+        RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, Bindable.of(RdmaProperties.class),
+                new EnumValueBindHandler()).orElseGet(RdmaProperties::new);
         CheckedResourcePlan plan = CheckedResourcePlan.read(properties);
         BeanFactoryLookup lookup = new BeanFactoryLookup(beanFactory);
         registry.registerBeanDefinition(CheckedResourcePlan.VERBS_BEAN, definition(Verbs.class, () -> {

@@ -7,6 +7,7 @@ import io.rdma.verbs.api.LockedMemoryAllowance;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -68,9 +69,8 @@ final class SimulatedDevices {
             spec.maxCompletionCounters(device.getMaxCompletionCounters());
         }
         if (device.getCompletionCounterOps() != null) {
-            spec.completionCounterOps(ConfiguredNames.parseAll(CompletionCounterOp.class,
-                    device.getCompletionCounterOps(), property + ".completion-counter-ops",
-                    "a completion counter op kind"));
+            spec.completionCounterOps(device.getCompletionCounterOps().isEmpty()
+                    ? EnumSet.noneOf(CompletionCounterOp.class) : EnumSet.copyOf(device.getCompletionCounterOps()));
         }
         if (device.getFlowCounters() != null) {
             spec.flowCounters(device.getFlowCounters());

@@ -213,15 +213,23 @@ class InvalidConfigurationTests {
     @Test
     void unknownAccessFlag() {
         FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access[1]",
-                PD + ".memory-pools.buffers.access=local-write,remote-raed");
+                PD + ".memory-pools.buffers.access[0]=local-write", PD + ".memory-pools.buffers.access[1]=remote-raed");
         assertThat(analysis.getDescription()).contains("'remote-raed' is not an access flag");
-        assertThat(analysis.getAction()).contains("remote-read");
+        assertThat(analysis.getAction()).startsWith("Did you mean remote-read?").contains("remote-atomic");
+    }
+
+    @Test
+    void unknownCompletionMode() {
+        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.mode", DEVICE + ".completion-queues.cq.mode=pollling");
+        assertThat(analysis.getDescription()).contains("'pollling' is not a completion mode");
+        assertThat(analysis.getAction()).isEqualTo("Did you mean polling? Use one of [polling, event, adaptive].");
     }
 
     @Test
     void unknownCounterOpKind() {
-        FailureAnalysis analysis = fails(QP + ".completion-counters.sends[0]", QP + ".completion-counters.sends=sned");
-        assertThat(analysis.getAction()).contains("rdma-write");
+        FailureAnalysis analysis = fails(QP + ".completion-counters.sends", QP + ".completion-counters.sends=send,rdma-wirte");
+        assertThat(analysis.getDescription()).contains("'rdma-wirte' is not a completion counter op");
+        assertThat(analysis.getAction()).startsWith("Did you mean rdma-write?").contains("remote-rdma-read");
     }
 
     @Test
