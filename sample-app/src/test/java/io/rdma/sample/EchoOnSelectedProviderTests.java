@@ -5,7 +5,6 @@ import io.rdma.verbs.api.PortCounters;
 
 import com.jayway.jsonpath.JsonPath;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigInteger;
@@ -18,12 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -111,7 +108,7 @@ class EchoOnSelectedProviderTests {
      */
     @Test
     void theLiveScrapePassesPromtoolAndHoldsEveryFamilyTheDeviceOffers() throws Exception {
-        Path promtool = promtool();
+        Path promtool = PrometheusTools.installed("promtool");
         String scrape = get("/actuator/prometheus").body();
         String rdmaFamilies = scrape.lines().filter(line -> line.matches("(# (HELP|TYPE) )?rdma_.*"))
                 .collect(Collectors.joining("\n", "", "\n"));
@@ -255,14 +252,6 @@ class EchoOnSelectedProviderTests {
             address = mapped;
         }
         return HexFormat.of().formatHex(address);
-    }
-
-    private static Path promtool() {
-        Optional<Path> found = Optional.ofNullable(System.getProperty("promtool")).map(Path::of)
-                .or(() -> Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                        .map(directory -> Path.of(directory, "promtool")).filter(Files::isExecutable).findFirst());
-        assumeTrue(found.isPresent(), "promtool is not installed (Debian: prometheus); -Dpromtool=<path> names it");
-        return found.get();
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

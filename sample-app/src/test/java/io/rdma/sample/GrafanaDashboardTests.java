@@ -4,7 +4,6 @@ import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -18,12 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,7 +39,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The Grafana dashboard of docs/grafana: its JSON is a dashboard Grafana can import, and every
@@ -140,7 +136,7 @@ class GrafanaDashboardTests {
      */
     @Test
     void everyPanelQueryReturnsSeriesFromPrometheusScrapingTheSampleUnderLoad() throws Exception {
-        Path prometheus = prometheus();
+        Path prometheus = PrometheusTools.installed("prometheus");
         JsonNode dashboard = json.readTree(Files.readString(DASHBOARD));
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(EchoApplication.class)
                 .run("--server.port=0", "--spring.profiles.active=flows");
@@ -259,14 +255,6 @@ class GrafanaDashboardTests {
     private static void awaitSeries(PrometheusServer server, String query) {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> assertThat(server.query(query)).as(query).isNotEmpty());
-    }
-
-    private static Path prometheus() {
-        Optional<Path> found = Optional.ofNullable(System.getProperty("prometheus")).map(Path::of)
-                .or(() -> Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                        .map(directory -> Path.of(directory, "prometheus")).filter(Files::isExecutable).findFirst());
-        assumeTrue(found.isPresent(), "prometheus is not installed (Debian: prometheus); -Dprometheus=<path> names it");
-        return found.get();
     }
 
     private static int freePort() throws IOException {
