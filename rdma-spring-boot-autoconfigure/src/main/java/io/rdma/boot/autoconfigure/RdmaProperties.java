@@ -29,8 +29,9 @@ import org.springframework.util.unit.DataSize;
  * bean named after its key. Names are unique across the whole {@code rdma} tree, so
  * {@code @Qualifier("rpc") QueuePair} is unambiguous.
  *
- * <p>Access flags and counter op kinds are bound as text and checked before anything is created, so a typo
- * is reported with the property path and the list of valid values.
+ * <p>Enumerated values (provider, modes, transports, access flags, op kinds, ...) are enums, so
+ * IDEs offer them; a value that names no constant fails the start with the key, the nearest valid
+ * name and all of them as written in YAML. Every value is checked before anything is created.
  */
 @ConfigurationProperties(RdmaProperties.PREFIX)
 public class RdmaProperties {
@@ -45,9 +46,9 @@ public class RdmaProperties {
 
     /**
      * Which verbs provider serves the application: 'auto' uses libibverbs when it loads and
-     * shows a device, else the simulated in-JVM fabric (the choice and its reason are logged);
-     * 'native' requires libibverbs and every configured device; 'simulated' always uses the
-     * in-JVM fabric.
+     * shows a device, else the simulated in-JVM fabric (the choice and its reason are logged and
+     * shown at /actuator/rdma); 'native' uses libibverbs, and every configured device must exist;
+     * 'simulated' always uses the in-JVM fabric.
      */
     private ProviderKind provider = ProviderKind.AUTO;
 
@@ -104,8 +105,9 @@ public class RdmaProperties {
 
         /**
          * Simulated devices by name, with their ports and limits. A device configured under
-         * 'rdma.devices' but not here is simulated with the defaults of a capable single-port
-         * InfiniBand HCA, so the same configuration runs with and without hardware.
+         * 'rdma.devices' but not here is simulated with the default settings (a capable InfiniBand
+         * HCA) and as many ports as its resources name, so the same configuration runs with and
+         * without hardware.
          */
         private Map<String, SimulatedDevice> devices = new LinkedHashMap<>();
 
@@ -121,53 +123,63 @@ public class RdmaProperties {
     /**
      * A device of the simulated fabric. Limits left unset take the defaults of a capable
      * single-port InfiniBand HCA; setting one lower lets a test provoke the error a smaller
-     * device would give.
+     * device would give. The keys from subnet-manager on describe the fabric and host the device
+     * stands for, so that each preflight check can be made to fail on the simulated fabric.
      */
     public static class SimulatedDevice {
 
         /** Number of physical ports, 1 to 255. */
         private int ports = 1;
 
-        /** Link layer of every port: 'infiniband' (addressed by LID) or 'ethernet' (RoCE, addressed by GID). */
+        /**
+         * Link layer of every port: 'infiniband' (addressed by LID) or 'ethernet' (RoCE, addressed
+         * by GID; needed for flows).
+         */
         private LinkLayer linkLayer = LinkLayer.INFINIBAND;
 
         /** State the ports start in; anything but 'active' makes the RDMA health indicator report DOWN. */
         private PortState initialPortState = PortState.ACTIVE;
 
-        /** Active MTU of the ports. */
+        /** Active MTU of the ports, mtu-256 to mtu-4096. */
         private Mtu mtu = Mtu.MTU_4096;
 
-        /** max_qp: queue pairs the device can hold. */
+        /** max_qp: queue pairs the device can hold, reported by the device and enforced; unset: 4096. */
         private @Nullable Integer maxQp;
 
-        /** max_qp_wr: work requests per send or receive queue. */
+        /** max_qp_wr: work requests per send or receive queue, reported by the device and enforced; unset: 16384. */
         private @Nullable Integer maxQpWr;
 
-        /** max_sge: scatter/gather entries per work request. */
+        /** max_sge: scatter/gather entries per work request, reported by the device and enforced; unset: 16. */
         private @Nullable Integer maxSge;
 
-        /** max_cq: completion queues the device can hold. */
+        /** max_cq: completion queues the device can hold, reported by the device and enforced; unset: 4096. */
         private @Nullable Integer maxCq;
 
-        /** max_cqe: entries per completion queue. */
+        /** max_cqe: entries per completion queue, reported by the device and enforced; unset: 1048576. */
         private @Nullable Integer maxCqe;
 
-        /** max_pd: protection domains the device can hold. */
+        /** max_pd: protection domains the device can hold, reported by the device and enforced; unset: 1024. */
         private @Nullable Integer maxPd;
 
-        /** max_srq: shared receive queues the device can hold. */
+        /** max_srq: shared receive queues the device can hold, reported by the device and enforced; unset: 1024. */
         private @Nullable Integer maxSrq;
 
-        /** max_srq_wr: work requests per shared receive queue. */
+        /** max_srq_wr: work requests per shared receive queue, reported by the device and enforced; unset: 16384. */
         private @Nullable Integer maxSrqWr;
 
-        /** max_mr_size: the largest memory registration. */
+        /**
+         * max_mr_size: the largest memory registration (a data size), reported and enforced; unset:
+         * 2^64-1 bytes, as rxe and mlx5 report, so no pool is too large.
+         */
         private @Nullable DataSize maxMrSize;
 
-        /** Largest inline send the device accepts, in bytes. */
+        /** Largest inline send the device accepts, in bytes; unset: 256. */
         private @Nullable Integer maxInlineData;
 
-        /** Completion counters the device can hold; 0 simulates a device without completion counters. */
+        /**
+         * Completion counters the device can hold (max_comp_cntr); unset: 64; 0 simulates a device
+         * without completion counters.
+         */
         private @Nullable Integer maxCompletionCounters;
 
         /**
@@ -176,16 +188,27 @@ public class RdmaProperties {
          */
         private @Nullable List<CompletionCounterOp> completionCounterOps;
 
-        /** Whether the device supports flow counters (ibv_create_counters). */
+        /** Whether the device supports flow counters (ibv_create_counters); unset: true. */
         private @Nullable Boolean flowCounters;
 
-        /** Type of every GID of an Ethernet port: 'roce-v2' (as rxe) or 'roce-v1'. */
+        /**
+         * Type of every GID of an 'ethernet' port: 'roce-v2' (as rxe) or 'roce-v1' ('ib' is refused;
+         * 'infiniband' ports' GIDs are IB). The GID table is rxe-like: index 0 is fe80:: with the
+         * port GUID, index 1 is ::ffff:10.d.p.1 for port p of the d-th simulated device (its IPv4
+         * address), on netdev 'name-portp' (rxe0-port1).
+         */
         private GidType roceGidType = GidType.ROCE_V2;
 
-        /** Whether a subnet manager assigned the InfiniBand ports LIDs; without one they keep LID 0. */
+        /**
+         * Whether a subnet manager assigned the 'infiniband' ports LIDs; without one they keep LID 0,
+         * which fails the LID preflight check.
+         */
         private boolean subnetManager = true;
 
-        /** RLIMIT_MEMLOCK of the device's host (ulimit -l); unset means unlimited. */
+        /**
+         * RLIMIT_MEMLOCK of the device's host (ulimit -l), a data size; unset means unlimited. The
+         * locked-memory preflight check fails when the memory pools pin more than this.
+         */
         private @Nullable DataSize lockedMemoryLimit;
 
         /** Whether the process has CAP_IPC_LOCK on the device's host, which lifts the locked-memory limit. */
@@ -382,25 +405,33 @@ public class RdmaProperties {
         }
     }
 
-    /** A device and everything created on it; its settings are the defaults of its resources. */
+    /**
+     * A device and everything created on it, by the name the provider reports (ibv_devices); its
+     * settings are the defaults of its resources.
+     */
     public static class Device {
 
-        /** Port the device's queue pairs use unless they name their own, numbered from 1. */
+        /** Port the device's queue pairs and flows use unless they name their own, numbered from 1. */
         private int port = 1;
 
         /**
          * GID table index the device's queue pairs use unless they name their own. Unset: on RoCE
-         * the RoCE v2 GID of the port's IPv4 address (logged at startup), on InfiniBand 0.
+         * the RoCE v2 GID of the port's IPv4 address (chosen and logged at startup; the start fails
+         * when the port has none), on InfiniBand 0. A configured index must name a non-empty entry,
+         * on RoCE a RoCE v2 one.
          */
         private @Nullable Integer gidIndex;
 
         /** Capacities and send timeout of every queue pair on this device that does not set its own. */
         private final QueuePairDefaults queuePairDefaults = new QueuePairDefaults();
 
-        /** Completion queues by name. */
+        /** Completion queues by name; a queue pair that names no send-cq uses the device's only one. */
         private Map<String, CompletionQueue> completionQueues = new LinkedHashMap<>();
 
-        /** Completion counters by name; queue pairs attach to them under their 'completion-counters'. */
+        /**
+         * Completion counters by name ({} for one whose counts live in provider memory); queue
+         * pairs attach to them under their 'completion-counters'.
+         */
         private Map<String, CompletionCounter> completionCounters = new LinkedHashMap<>();
 
         /** Protection domains by name, each with its memory pools, shared receive queues and queue pairs. */
@@ -468,7 +499,7 @@ public class RdmaProperties {
         /** Send queue depth: outstanding send work requests. */
         private int maxSendWr = 128;
 
-        /** Receive queue depth: outstanding receive work requests (ignored with a shared receive queue). */
+        /** Receive queue depth: outstanding receive work requests (ignored for a queue pair with an srq). */
         private int maxRecvWr = 128;
 
         /** Scatter/gather entries per send work request. */
@@ -482,7 +513,9 @@ public class RdmaProperties {
 
         /**
          * How long an RdmaTemplate operation (and a listener's reply) waits for room in a full
-         * send queue before it fails; 0 fails at once.
+         * send queue before it fails with SendQueueFullException; 0 fails at once, a negative value
+         * fails the start. The wait holds neither a thread nor a buffer: waiting operations are
+         * posted in order as completions free slots.
          */
         private Duration sendTimeout = Duration.ofSeconds(5);
 
@@ -539,12 +572,20 @@ public class RdmaProperties {
     public static class CompletionQueue {
 
         /**
-         * Minimum number of entries; must hold the send and receive work requests of every queue
-         * pair using it (verbs manual §5.2).
+         * Minimum number of entries. Must hold what its queue pairs can have outstanding (verbs
+         * manual §5.2): the max-send-wr of each queue pair sending to it plus the max-recv-wr (with
+         * an srq: the srq's max-wr) of each receiving to it, a prototype's counted once per peer its
+         * listeners may connect at once (max-connections); a smaller queue fails the start with the
+         * number needed, as a full queue would overrun and move its queue pairs to the error state.
          */
         private int entries = 256;
 
-        /** Delivery of completions: 'polling', 'event' or 'adaptive'. */
+        /**
+         * Delivery of completions: 'polling' busy-polls on a dedicated platform thread rdma-cq-NAME;
+         * 'event' sleeps on the queue's own completion channel (bean NAME.channel), re-armed before
+         * each poll (verbs manual §5.4); 'adaptive' polls while completions keep arriving and sleeps
+         * on events after poll-window without one.
+         */
         private CompletionMode mode = CompletionMode.ADAPTIVE;
 
         /** Under 'adaptive', how long polling continues after the last completion before sleeping on events. */
@@ -553,10 +594,10 @@ public class RdmaProperties {
         /** Completions taken per poll. */
         private int batchSize = 16;
 
-        /** Interrupt vector of the completion channel, 0 to num_comp_vectors - 1. */
+        /** Interrupt vector of the completion channel, 0 to num_comp_vectors - 1 (under 'event' and 'adaptive'). */
         private int completionVector = 0;
 
-        /** Whether completions carry the device's timestamp; the device must support it. */
+        /** Whether completions carry the device's timestamp; a device that cannot fails the start. */
         private boolean timestamps = false;
 
         public int getEntries() {
@@ -608,7 +649,10 @@ public class RdmaProperties {
         }
     }
 
-    /** A completion counter (ibv_create_comp_cntr). */
+    /**
+     * A completion counter (ibv_create_comp_cntr), counting the completions of the op kinds each
+     * attached queue pair names under its 'completion-counters'.
+     */
     public static class CompletionCounter {
 
         /**
@@ -630,18 +674,21 @@ public class RdmaProperties {
     /** A protection domain and the resources that live in it. */
     public static class ProtectionDomain {
 
-        /** Registered memory pools by name, each sliced into equal buffers. */
+        /** Registered memory pools by name, each sliced into equal buffers; a queue pair that names no memory-pool uses the protection domain's only one. */
         private Map<String, MemoryPool> memoryPools = new LinkedHashMap<>();
 
         /** Shared receive queues by name. */
         private Map<String, SharedReceiveQueue> sharedReceiveQueues = new LinkedHashMap<>();
 
-        /** Queue pairs by name. */
+        /** Queue pairs by name, each created at startup and a bean. */
         private Map<String, QueuePair> queuePairs = new LinkedHashMap<>();
 
         /**
-         * Queue pair prototypes by name: settings as under 'queue-pairs', from which a listener
-         * creates one queue pair per accepted peer. A prototype is not a bean.
+         * Queue pair prototypes by name: the keys of 'queue-pairs', checked the same way
+         * (references, sizes, device limits), but nothing is created at startup and no bean is
+         * registered. A listener naming the prototype in its 'queue-pair-prototype' creates one
+         * queue pair from it for every peer it accepts and closes it when the peer goes; every
+         * completion queue must hold max-connections copies of each prototype's work requests.
          */
         private Map<String, QueuePair> queuePairPrototypes = new LinkedHashMap<>();
 
@@ -678,10 +725,14 @@ public class RdmaProperties {
         }
     }
 
-    /** One registered region sliced into 'count' buffers of 'buffer-size' bytes. */
+    /**
+     * One registered, page-aligned region sliced into 'count' buffers of 'buffer-size' bytes,
+     * leased and returned lock-free. Registered memory is pinned: all pools together must fit in
+     * physical memory and under the locked-memory limit.
+     */
     public static class MemoryPool {
 
-        /** Size of each buffer, e.g. 4KiB. */
+        /** Size of each buffer, 1 byte to 2GiB; 4KiB, 4KB and 4096B all mean 4096 bytes. */
         private DataSize bufferSize = DataSize.ofKilobytes(4);
 
         /** Number of buffers. */
@@ -719,7 +770,7 @@ public class RdmaProperties {
         }
     }
 
-    /** A shared receive queue (ibv_create_srq). */
+    /** A shared receive queue (ibv_create_srq), from which the queue pairs that name it take receives. */
     public static class SharedReceiveQueue {
 
         /** Receive work requests the queue holds. */
@@ -728,7 +779,10 @@ public class RdmaProperties {
         /** Scatter/gather entries per receive work request. */
         private int maxSge = 1;
 
-        /** Arms IBV_EVENT_SRQ_LIMIT_REACHED when fewer receives than this remain; 0 leaves it disarmed. */
+        /**
+         * Arms IBV_EVENT_SRQ_LIMIT_REACHED when fewer receives than this remain; 0 leaves it
+         * disarmed; must be below max-wr.
+         */
         private int limit = 0;
 
         public int getMaxWr() {
@@ -756,22 +810,38 @@ public class RdmaProperties {
         }
     }
 
-    /** A queue pair (ibv_create_qp). Unset capacities, port and GID index come from the device. */
+    /**
+     * A queue pair (ibv_create_qp). Unset capacities, send timeout, port and GID index come from
+     * the device.
+     */
     public static class QueuePair {
 
-        /** Transport: 'rc' (reliable connected), 'uc', 'ud' (datagrams) or 'raw-packet'. */
+        /**
+         * Transport: 'rc' (reliable connected), 'uc' (unreliable connected), 'ud' (datagrams) or
+         * 'raw-packet' (Ethernet frames, steered to it by flows). Connections bring up only rc and uc.
+         */
         private QueuePairType type = QueuePairType.RC;
 
-        /** Name of the completion queue (on the same device) that send completions go to. */
+        /**
+         * Name of the completion queue (on the same device) that send completions go to; unset: the
+         * device's only completion queue (with several, one must be named).
+         */
         private @Nullable String sendCq;
 
-        /** Name of the completion queue (on the same device) that receive completions go to. */
+        /** Name of the completion queue (on the same device) that receive completions go to; unset: send-cq. */
         private @Nullable String recvCq;
 
-        /** Name of a shared receive queue of the same protection domain to take receives from. */
+        /**
+         * Name of a shared receive queue of the same protection domain to take receives from; then
+         * max-recv-wr is ignored. Unset: the queue pair has its own receive queue.
+         */
         private @Nullable String srq;
 
-        /** Name of a memory pool of the same protection domain that the RDMA template and receive handlers lease buffers from. */
+        /**
+         * Name of a memory pool of the same protection domain that the RdmaTemplate and
+         * RdmaListener methods lease buffers from; unset: the protection domain's only pool (with
+         * none or several, a queue pair naming none has no buffers for them).
+         */
         private @Nullable String memoryPool;
 
         /** Send queue depth; the device's queue-pair-defaults when unset. */
@@ -795,19 +865,21 @@ public class RdmaProperties {
         /** GID index this queue pair connects with; the device's gid-index when unset. */
         private @Nullable Integer gidIndex;
 
-        /** Whether every send work request produces a completion (sq_sig_all). */
+        /** Whether every send work request produces a completion (sq_sig_all), not only those asking for one. */
         private boolean signalAll = false;
 
         /**
          * How long an RdmaTemplate operation (and a listener's reply) on this queue pair waits for
-         * room in its full send queue before it fails; the device's queue-pair-defaults when unset.
+         * room in its full send queue; then it fails with SendQueueFullException, whose message
+         * names this property. 0 fails at once; the device's queue-pair-defaults when unset.
          */
         private @Nullable Duration sendTimeout;
 
         /**
-         * Completion counters to attach, by counter name, with the op kinds each counts (send,
-         * recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two counters on one
-         * queue pair may not count the same op kind.
+         * Completion counters to attach, by counter name, with the op kinds each counts for this
+         * queue pair (send, recv, rdma-read, remote-rdma-read, rdma-write, remote-rdma-write). Two
+         * counters on one queue pair may not count the same op kind; ud and raw-packet queue pairs
+         * count only send and recv, uc never reads; the device must support each op kind.
          */
         private Map<String, List<CompletionCounterOp>> completionCounters = new LinkedHashMap<>();
 
@@ -932,24 +1004,27 @@ public class RdmaProperties {
         }
     }
 
-    /** A flow steering rule (ibv_create_flow) with optional flow counters. */
+    /**
+     * A flow steering rule (ibv_create_flow) on an Ethernet port, with optional flow counters
+     * (bean NAME.counters).
+     */
     public static class Flow {
 
-        /** Name of the queue pair (raw-packet or ud, on the same device) that matching packets steer to. */
+        /** Name of the queue pair (raw-packet or ud, on the same device) that matching packets steer to; required. */
         private @Nullable String queuePair;
 
-        /** Port the rule applies to; the device's port when unset. */
+        /** Port the rule applies to, which must be Ethernet (RoCE); the device's port when unset. */
         private @Nullable Integer port;
 
-        /** Rule priority; lower values take precedence. */
+        /** Rule priority, 0 to 65535; lower values take precedence. */
         private int priority = 0;
 
         /** Which packets match; unset fields match anything. */
         private final FlowMatch match = new FlowMatch();
 
         /**
-         * What the flow's counters collect, one counter point per entry in this order ('packets'
-         * or 'bytes'); empty creates no flow counters.
+         * What the flow's counters collect, one counter point per entry, in index order ('packets'
+         * or 'bytes'); empty creates no flow counters. The device must support flow counters.
          */
         private List<CounterDescription> counters = new ArrayList<>();
 
@@ -999,19 +1074,19 @@ public class RdmaProperties {
         /** Ether type, e.g. 0x0800 for IPv4 (write it as a decimal or a quoted hex string). */
         private @Nullable Integer etherType;
 
-        /** Source IPv4 address. */
+        /** Source IPv4 address, dotted. */
         private @Nullable String sourceIpv4;
 
-        /** Destination IPv4 address. */
+        /** Destination IPv4 address, dotted. */
         private @Nullable String destinationIpv4;
 
         /** Transport protocol: 'tcp' or 'udp'; needed for the port fields. */
         private FlowSpec.@Nullable Protocol protocol;
 
-        /** Source TCP/UDP port. */
+        /** Source TCP/UDP port; needs protocol. */
         private @Nullable Integer sourcePort;
 
-        /** Destination TCP/UDP port. */
+        /** Destination TCP/UDP port; needs protocol. */
         private @Nullable Integer destinationPort;
 
         public @Nullable String getDestinationMac() {
@@ -1101,40 +1176,54 @@ public class RdmaProperties {
     }
 
     /**
-     * A listener (rdma_bind_addr + rdma_listen). Each accepted peer gets a queue pair of its
-     * own, created from 'queue-pair-prototype'; or, with 'queue-pair', the one declared queue
-     * pair serves a single peer at a time.
+     * A listener (rdma_bind_addr + rdma_listen), accepting peers for as long as the application
+     * runs. Each accepted peer gets a queue pair of its own, created from 'queue-pair-prototype'
+     * and named LISTENER#N; or, with 'queue-pair', the one declared queue pair serves a single
+     * peer at a time. A peer whose queue pair fails, or that disconnects, is let go at once.
      */
     public static class ConnectionListener {
 
         /**
-         * IPv4 address to listen on: 0.0.0.0 for every port of the device, or the address of a
-         * port's RoCE GID (IPoIB address on InfiniBand).
+         * IPv4 address to listen on (rdma_bind_addr), an IP literal: 0.0.0.0 for every port of the
+         * device, or the address of a port's RoCE GID (IPoIB address on InfiniBand). On the
+         * simulated fabric port p of the d-th device is 10.d.p.1, and 127.0.0.1 means the local
+         * device.
          */
         private String address = "0.0.0.0";
 
-        /** Port to listen on; 0 lets the connection manager choose one (shown at /actuator/rdma). */
+        /**
+         * Port to listen on, 0 to 65535; 0 lets the connection manager choose one (shown at
+         * /actuator/rdma and by RdmaConnections.boundAddress(name)).
+         */
         private int port = 7471;
 
         /** Connection requests that may wait to be accepted (rdma_listen backlog). */
         private int backlog = 16;
 
         /**
-         * Name of a queue pair prototype (under a protection domain's 'queue-pair-prototypes'):
-         * every accepted peer gets a queue pair created from it, closed when the peer goes.
+         * Name of an rc or uc queue pair prototype (under a protection domain's
+         * 'queue-pair-prototypes'): every accepted peer gets a queue pair created from it, closed
+         * when the peer goes. Set this or 'queue-pair', not both.
          */
         private @Nullable String queuePairPrototype;
 
-        /** Name of a declared rc or uc queue pair that serves one peer at a time; instead of 'queue-pair-prototype'. */
+        /**
+         * Name of a declared rc or uc queue pair that serves one peer at a time, reset for the next
+         * when the peer goes; instead of 'queue-pair-prototype'.
+         */
         private @Nullable String queuePair;
 
-        /** Peers connected at once through 'queue-pair-prototype'; further requests wait in the backlog. */
+        /**
+         * Peers connected at once through 'queue-pair-prototype'; further requests wait in the
+         * backlog. The device's max_qp and every completion queue the prototype uses must allow
+         * this many copies of it.
+         */
         private int maxConnections = 16;
 
         /**
          * How long accepting one request may take, from the request to the connection being
          * established (rdma_accept until RDMA_CM_EVENT_ESTABLISHED); a client that takes longer
-         * is dropped and tries again.
+         * is dropped and tries again. Raise it under emulation (Soft-RoCE in a VM).
          */
         private Duration acceptTimeout = Duration.ofSeconds(5);
 
@@ -1197,21 +1286,29 @@ public class RdmaProperties {
 
     /**
      * A declared queue pair connected to a listener (rdma_resolve_addr, rdma_resolve_route,
-     * rdma_connect). When the queue pair fails (IBV_EVENT_QP_FATAL, or a completion with an
-     * error status) it is moved to RESET and connected again.
+     * rdma_connect), each attempt logged. When the queue pair fails (IBV_EVENT_QP_FATAL, a request
+     * or access error, or a completion with an error status) or the listener disconnects, the
+     * connection is closed, the queue pair moved to RESET and connected again with the same
+     * retries and backoff; after the retries it is reported DOWN and attempts go on at backoff.max.
      */
     public static class OutboundConnection {
 
-        /** Name of the declared rc or uc queue pair this connection brings up. */
+        /** Name of the declared rc or uc queue pair this connection brings up; required, and a queue pair carries one connection. */
         private @Nullable String queuePair;
 
-        /** Address of the listener: an IPv4 address of its RDMA port, or a host name resolving to one. */
+        /**
+         * Address of the listener, required: an IPv4 address of its RDMA port, or a host name
+         * resolving to one. A loopback address (127.0.0.1, localhost) on a real device means this
+         * host: rdma_cm cannot route loopback to a device, so the connection goes to the IPv4
+         * address of the port's RoCE v2 GID (IPoIB address on InfiniBand), logged once; the
+         * simulated fabric routes loopback itself.
+         */
         private @Nullable String host;
 
-        /** Port the listener listens on. */
+        /** Port the listener listens on, 1 to 65535. */
         private int port = 7471;
 
-        /** How long one attempt (address and route resolution, connect) may take. */
+        /** How long one attempt (address and route resolution, connect) may take; must be positive. */
         private Duration timeout = Duration.ofSeconds(5);
 
         /** Further attempts after a failed one before the start fails (at runtime: before the connection is reported DOWN). */
@@ -1271,10 +1368,10 @@ public class RdmaProperties {
         /** Pause after the first failed attempt. */
         private Duration initial = Duration.ofMillis(200);
 
-        /** Factor each further pause grows by. */
+        /** Factor each further pause grows by, at least 1 (1: constant pauses). */
         private double multiplier = 2.0;
 
-        /** Longest pause. */
+        /** Longest pause, at least backoff.initial; a connection reported DOWN goes on attempting at this pace. */
         private Duration max = Duration.ofSeconds(5);
 
         public Duration getInitial() {
@@ -1305,7 +1402,10 @@ public class RdmaProperties {
     /** Shutdown of the declared resources. */
     public static class Shutdown {
 
-        /** How long outstanding work requests may take to complete before their queue pairs are flushed (moved to ERR). */
+        /**
+         * How long outstanding send work requests may take to complete at shutdown before their
+         * queue pairs are moved to ERR, which flushes them.
+         */
         private Duration drainTimeout = Duration.ofSeconds(2);
 
         public Duration getDrainTimeout() {

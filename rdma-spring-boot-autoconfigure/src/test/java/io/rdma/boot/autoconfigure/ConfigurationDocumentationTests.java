@@ -1,5 +1,8 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.verbs.api.GidType;
+import io.rdma.verbs.api.LinkLayer;
+
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -52,6 +56,12 @@ class ConfigurationDocumentationTests {
     private static final Pattern DOCUMENTED_FIELD = Pattern.compile(
             "/\\*\\*((?:(?!\\*/).)*)\\*/\\s*private\\s+(?:final\\s+)?[^;=]*?\\s(\\w+)\\s*(?:=[^;]*)?;", Pattern.DOTALL);
     private static final Pattern CLASS = Pattern.compile("\\bclass\\s+(\\w+)");
+    /**
+     * Constants of the verbs' enums that no property takes as a value, left out of the Type column:
+     * a port's link layer is never unspecified on a configured device, and a RoCE GID is never of
+     * type ib (roce-gid-type: ib fails the start).
+     */
+    private static final Set<Object> NOT_CONFIGURABLE = Set.of(LinkLayer.UNSPECIFIED, GidType.IB);
 
     @Test
     void theKeyReferenceIsGeneratedFromThePropertiesClasses() throws IOException {
@@ -81,9 +91,9 @@ class ConfigurationDocumentationTests {
     private static void table(String prefix, Class<?> type, StringBuilder out, List<String> keys,
                               Map<Class<?>, String> documentedAt) {
         String sameAs = documentedAt.putIfAbsent(type, prefix);
-        out.append("\n#### `").append(prefix).append("`\n\n");
+        out.append("\n### `").append(prefix).append("`\n\n");
         if (sameAs != null) {
-            out.append("The keys of `").append(sameAs).append("`.\n");
+            out.append("The keys of [`").append(sameAs).append("`](").append(anchor(sameAs)).append(").\n");
             return;
         }
         String summary = javadoc(type).get("");
@@ -111,7 +121,8 @@ class ConfigurationDocumentationTests {
             if (fieldType.asMap() != ResolvableType.NONE && isBean(fieldType.asMap().getGeneric(1).toClass())) {
                 Class<?> valueType = fieldType.asMap().getGeneric(1).toClass();
                 String entry = key + ".<" + kebab(valueType.getSimpleName()) + ">";
-                out.append(row(entry, "map of " + valueType.getSimpleName(), "", descriptions.get(field.getName())));
+                out.append(row(entry, "[map of " + valueType.getSimpleName() + "](" + anchor(prefix + "." + entry) + ")", "",
+                        descriptions.get(field.getName())));
                 nested.put(prefix + "." + entry, valueType);
             } else if (isBean(fieldType.toClass())) {
                 rows(key + ".", fieldType.toClass(), value, prefix, out, keys, nested);
@@ -119,6 +130,11 @@ class ConfigurationDocumentationTests {
                 out.append(row(key, typeName(fieldType), format(value), descriptions.get(field.getName())));
             }
         }
+    }
+
+    /** The link to a table's heading, as GitHub derives it: `rdma.devices.<device>` is #rdmadevicesdevice. */
+    private static String anchor(String prefix) {
+        return "#" + prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
     }
 
     private static String row(String key, String type, String defaultValue, String description) {
@@ -135,8 +151,8 @@ class ConfigurationDocumentationTests {
     private static String typeName(ResolvableType type) {
         Class<?> resolved = type.toClass();
         if (resolved.isEnum()) {
-            return Arrays.stream(resolved.getEnumConstants()).map(constant -> "`" + kebab((Enum<?>) constant) + "`")
-                    .collect(Collectors.joining(", "));
+            return Arrays.stream(resolved.getEnumConstants()).filter(constant -> !NOT_CONFIGURABLE.contains(constant))
+                    .map(constant -> "`" + kebab((Enum<?>) constant) + "`").collect(Collectors.joining(", "));
         }
         if (type.asMap() != ResolvableType.NONE) {
             return "map of " + typeName(type.asMap().getGeneric(1));
@@ -173,7 +189,7 @@ class ConfigurationDocumentationTests {
     }
 
     /**
-     * The Javadoc of {@code type}'s fields by field name, and its own first sentence under "",
+     * The Javadoc of {@code type}'s fields by field name, and its own first paragraph under "",
      * read from its source file (nested classes are declared one level deep, so a field belongs to
      * the last class declared before it).
      */
@@ -198,7 +214,7 @@ class ConfigurationDocumentationTests {
         Matcher declaration = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*(?:@[^\\n]*\\n\\s*)*public\\s+(?:static\\s+)?"
                 + "class\\s+" + type.getSimpleName() + "\\b", Pattern.DOTALL).matcher(source);
         if (declaration.find()) {
-            descriptions.put("", text(declaration.group(1)).split("(?<=\\.)\\s")[0]);
+            descriptions.put("", text(declaration.group(1)));
         }
         return descriptions;
     }
