@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure.resource;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.GidType;
+import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.LockedMemoryAllowance;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 
@@ -74,6 +75,11 @@ final class SimulatedDevices {
         }
         if (device.getFlowCounters() != null) {
             spec.flowCounters(device.getFlowCounters());
+        }
+        if (device.getLinkLayer() == LinkLayer.UNSPECIFIED) {
+            throw new InvalidRdmaConfigurationException(property + ".link-layer", "a simulated port is InfiniBand or"
+                    + " Ethernet; 'unspecified' is what a device that predates link layers reports",
+                    "Set link-layer to infiniband or ethernet (RoCE, as rxe).");
         }
         if (device.getRoceGidType() == GidType.IB) {
             throw new InvalidRdmaConfigurationException(property + ".roce-gid-type", "RoCE GIDs are roce-v1 or"

@@ -311,6 +311,14 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @SimulatedOnly
+    void simulatedDeviceOfNoLinkLayer() {
+        FailureAnalysis analysis = failsOnSimulated(SIMULATED_DEVICE + ".link-layer",
+                SIMULATED_DEVICE + ".link-layer=unspecified");
+        assertThat(analysis.getAction()).contains("infiniband or ethernet");
+    }
+
+    @Test
     void memoryPoolsAboveThePhysicalMemory() {
         FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
                 PD + ".memory-pools.buffers.count=1000000");
