@@ -18,8 +18,9 @@
 #   2. checks both report provider "native" (auto picked rxe0);
 #   3. makes SAMPLE_ROUND_TRIPS (100) checked GET /echo calls on B;
 #   4. proves A answered them: A's echo listener holds a peer from B's address,
-#      B's holds none, and A's rdma_cq_completions_total (success) rose by at
-#      least 2 per call (A's receive and reply) while nothing else ran on A;
+#      B's echo listener holds none (B's KV listener serves B's own KV client),
+#      and A's rdma_cq_completions_total (success) rose by at least 2 per call
+#      (A's receive and reply) while nothing else ran on A;
 #      B's rose by at least 2 per call too (its send and the reply's receive);
 #   5. ends A (POST /actuator/shutdown) and B (SIGTERM): both must close cleanly.
 # Each app's log goes to target/sample-echo-<role>.log under the current dir
@@ -108,8 +109,11 @@ client)
   a_peers=$(curl -sf "http://$SERVER_IP:$port/actuator/rdma" | grep -o '"remoteAddress":"[^"]*"')
   echo "sample: A's echo listener peers: $(echo $a_peers)"
   grep -q "[/\"]$CLIENT_IP:" <<<"$a_peers" || fail "A's listener has no peer from B ($CLIENT_IP)"
-  curl -sf "http://127.0.0.1:$port/actuator/rdma" | grep -q '"remoteAddress"' \
-    && fail "B's own listener accepted a peer: $(curl -s "http://127.0.0.1:$port/actuator/rdma")"
+  # B's echo listener (its KV listener serves B's own KV client, on 127.0.0.1)
+  b_echo=$(curl -sf "http://127.0.0.1:$port/actuator/rdma" \
+    | grep -o '"name":"echo","property":"[^"]*","boundAddress":[^,]*,"backlog":[0-9]*,"queuePair":"[^"]*","peers":\[[^]]*\]')
+  [ -n "$b_echo" ] || fail "B's /actuator/rdma shows no echo listener: $(curl -s "http://127.0.0.1:$port/actuator/rdma")"
+  [[ "$b_echo" == *'"peers":[]' ]] || fail "B's own echo listener accepted a peer: $b_echo"
   curl -sf -X POST "http://$SERVER_IP:$port/actuator/shutdown" > /dev/null || fail "could not shut A down"
   kill -TERM "$app"; wait "$app"; rc=$?
   # a JVM ended by SIGTERM exits 143 once its shutdown hooks (Spring's close) ran
