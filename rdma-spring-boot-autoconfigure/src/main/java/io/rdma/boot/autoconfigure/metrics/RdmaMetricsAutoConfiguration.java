@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.resource.RdmaResources;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -70,6 +71,12 @@ public final class RdmaMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     AsyncEventMetrics rdmaAsyncEventMetrics(RdmaResources resources) {
         return new AsyncEventMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ServiceConnectionMetrics rdmaServiceConnectionMetrics(RdmaResources resources, RdmaConnections connections) {
+        return new ServiceConnectionMetrics(resources, connections);
     }
 
     @Bean

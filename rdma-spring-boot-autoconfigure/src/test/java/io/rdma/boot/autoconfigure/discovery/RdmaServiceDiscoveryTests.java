@@ -3,6 +3,10 @@ package io.rdma.boot.autoconfigure.discovery;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
+import io.rdma.boot.autoconfigure.health.RdmaHealthContributorAutoConfiguration;
+import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
+import io.rdma.boot.autoconfigure.metrics.RdmaMetricsAutoConfiguration;
+import io.rdma.boot.autoconfigure.metrics.ServiceConnectionMetrics;
 import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.RdmaConnections;
@@ -23,8 +27,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.client.discovery.simple.InstanceProperties;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
@@ -101,12 +108,23 @@ class RdmaServiceDiscoveryTests {
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
-    /** Health names each service with the instances known, connected and failing. */
+    /** Health names each service with the instances known, connected and failing; a gauge counts them. */
     @Test
-    void healthDetailsEachServicesInstances() {
-        runner().run(context -> {
+    void healthAndMetricsShowEachServicesInstances() {
+        runner().withConfiguration(AutoConfigurations.of(RdmaMetricsAutoConfiguration.class,
+                RdmaHealthContributorAutoConfiguration.class)).run(context -> {
             RdmaConnections connections = context.getBean(RdmaConnections.class);
             await(() -> connected(connections) == 2, "both instances connected");
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(ServiceConnectionMetrics.class).bindTo(registry);
+            assertThat(registry.get("rdma.service.instances").tags("service", SERVICE, "state", "connected").gauge()
+                    .value()).isEqualTo(2);
+            assertThat(registry.get("rdma.service.instances").tags("connection", "kv", "state", "known").gauge()
+                    .value()).isEqualTo(2);
+            Health health = context.getBean(RdmaHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails().get("services")).isEqualTo(Map.of("kv",
+                    Map.of("service", SERVICE, "known", 2, "connected", 2L, "failing", 0L)));
             RdmaConnections.ServiceStatus status = connections.services().getFirst();
             assertThat(status.service()).isEqualTo(SERVICE);
             assertThat(status.known()).isEqualTo(2);
