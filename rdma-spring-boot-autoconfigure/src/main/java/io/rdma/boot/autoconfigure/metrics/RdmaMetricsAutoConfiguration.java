@@ -8,6 +8,7 @@ import io.rdma.spring.resource.RdmaResources;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.config.MeterFilter;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -75,8 +76,9 @@ public final class RdmaMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ServiceConnectionMetrics rdmaServiceConnectionMetrics(RdmaResources resources, RdmaConnections connections) {
-        return new ServiceConnectionMetrics(resources, connections);
+    ServiceConnectionMetrics rdmaServiceConnectionMetrics(RdmaResources resources,
+                                                          ObjectProvider<RdmaConnections> connections) {
+        return new ServiceConnectionMetrics(resources, connections::getObject);
     }
 
     @Bean
