@@ -177,6 +177,20 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     /**
+     * The connected instances of the outbound connection {@code name} to a discovered service, as
+     * one addressee.
+     *
+     * @throws IllegalArgumentException when no outbound connection of that name names a service
+     */
+    public ServiceGroup group(String name) {
+        ServicePlan plan = resources.connections().services().stream().filter(service -> service.name().equals(name))
+                .findFirst().orElseThrow(() -> new IllegalArgumentException("no outbound connection '" + name
+                        + "' to a discovered service is declared under rdma.connections.outbound"));
+        return new ServiceGroup(name, plan.service(), () -> up.values().stream()
+                .filter(connection -> connection.source().equals(name)).map(ConnectedQueuePair::name).sorted().toList());
+    }
+
+    /**
      * Reads every discovered service's instances now, as on its refresh interval: for a
      * discovery client's heartbeat, which says that the instances may have changed.
      */

@@ -9,7 +9,9 @@ import io.rdma.boot.autoconfigure.metrics.RdmaMetricsAutoConfiguration;
 import io.rdma.boot.autoconfigure.metrics.ServiceConnectionMetrics;
 import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.spring.connection.ConnectionState;
+import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.ResourceKind;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -43,6 +46,7 @@ import org.springframework.cloud.commons.util.UtilAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Outbound connections to the instances of a service that Spring Cloud's simple discovery client
@@ -131,6 +135,51 @@ class RdmaServiceDiscoveryTests {
             assertThat(status.instances()).extracting(RdmaConnections.OutboundStatus::state)
                     .containsOnly(ConnectionState.UP);
             assertThat(status.lastFailure()).isNull();
+        });
+    }
+
+    /**
+     * The service's instances as one addressee: each in turn, all, or the one a key maps to, which
+     * stays the same while that instance stays; replies come back to an {@code @RdmaListener} on
+     * the service connection, from whichever instance answers.
+     */
+    @Test
+    void theTemplateAddressesTheServiceAsAGroupAndItsRepliesReachTheListener() {
+        runner().run(context -> {
+            RdmaConnections connections = context.getBean(RdmaConnections.class);
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            Instances instances = context.getBean(Instances.class);
+            await(() -> connected(connections) == 2, "both instances connected");
+            ServiceGroup kv = connections.group("kv");
+
+            assertThat(kv.all()).containsExactly("kv@a", "kv@b");
+            List<String> turns = List.of(kv.any(), kv.any(), kv.any());
+            assertThat(turns.get(0)).as("in turn").isNotEqualTo(turns.get(1)).isEqualTo(turns.get(2));
+            Map<String, String> owners = new HashMap<>();
+            for (int key = 0; key < 64; key++) {
+                owners.put("key-" + key, kv.forKey("key-" + key));
+            }
+            assertThat(owners.values()).as("keys spread over both instances").contains("kv@a", "kv@b");
+            owners.forEach((key, owner) -> assertThat(kv.forKey(key)).isEqualTo(owner));
+
+            template.send(kv.forKey("key-1"), bytes("ping key-1")).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            String instance = owners.get("key-1").equals("kv@a") ? "instance-a" : "instance-b";
+            assertThat(instances.take(instance)).isEqualTo("ping key-1");
+            assertThat(instances.replies.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("pong from " + instance);
+
+            SimpleDiscoveryProperties simple = context.getBean(SimpleDiscoveryProperties.class);
+            simple.getInstances().put(SERVICE, new ArrayList<>(simple.getInstances().get(SERVICE).subList(0, 1)));
+            context.publishEvent(new HeartbeatEvent(this, "changed"));
+            await(() -> kv.all().equals(List.of("kv@a")), "only a left");
+            owners.forEach((key, owner) -> {
+                if (owner.equals("kv@a")) {
+                    assertThat(kv.forKey(key)).as("a key of an instance that stays keeps it").isEqualTo("kv@a");
+                }
+            });
+            simple.getInstances().put(SERVICE, new ArrayList<>());
+            context.publishEvent(new HeartbeatEvent(this, "changed"));
+            await(() -> kv.all().isEmpty(), "none left");
+            assertThatThrownBy(kv::any).isInstanceOf(NoServiceInstanceException.class).hasMessageContaining(SERVICE);
         });
     }
 
@@ -233,14 +282,29 @@ class RdmaServiceDiscoveryTests {
             received.put("instance-b", new LinkedBlockingQueue<>());
         }
 
+        final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+
+        /** Answers pings with a pong naming the instance. */
         @RdmaListener(connectionListener = "instance-a")
-        void a(byte[] message) {
-            received.get("instance-a").add(new String(message, StandardCharsets.UTF_8));
+        byte @Nullable [] a(byte[] message) {
+            return receive("instance-a", message);
         }
 
         @RdmaListener(connectionListener = "instance-b")
-        void b(byte[] message) {
-            received.get("instance-b").add(new String(message, StandardCharsets.UTF_8));
+        byte @Nullable [] b(byte[] message) {
+            return receive("instance-b", message);
+        }
+
+        /** What the instances answer, on the client's queue pairs of the service. */
+        @RdmaListener(serviceConnection = "kv")
+        void reply(byte[] message) {
+            replies.add(new String(message, StandardCharsets.UTF_8));
+        }
+
+        private byte @Nullable [] receive(String instance, byte[] message) {
+            String text = new String(message, StandardCharsets.UTF_8);
+            received.get(instance).add(text);
+            return text.startsWith("ping") ? bytes("pong from " + instance) : null;
         }
 
         String take(String instance) throws InterruptedException {
