@@ -196,7 +196,20 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      */
     public void refreshServices() {
         if (running) {
-            services.values().forEach(service -> refresher.execute(service::refresh));
+            try {
+                services.values().forEach(service -> refresher.execute(() -> refresh(service)));
+            } catch (RejectedExecutionException e) {
+                // stopping meanwhile
+            }
+        }
+    }
+
+    /** A failing read is logged: thrown, it would end the scheduled reads of the service for good. */
+    private static void refresh(ServiceConnection service) {
+        try {
+            service.refresh();
+        } catch (RuntimeException e) {
+            logger.error("Following the instances of a discovered service failed; the next read tries again", e);
         }
     }
 
@@ -242,7 +255,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         this);
                 services.put(servicePlan.name(), service);
                 long interval = servicePlan.refreshInterval().toNanos();
-                refresher.scheduleWithFixedDelay(service::refresh, 0, interval, TimeUnit.NANOSECONDS);
+                refresher.scheduleWithFixedDelay(() -> refresh(service), 0, interval, TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

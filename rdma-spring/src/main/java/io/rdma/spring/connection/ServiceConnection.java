@@ -73,7 +73,15 @@ final class ServiceConnection {
             }
             return left;
         });
-        leaving.forEach(this::retire);
+        leaving.forEach(member -> {
+            try {
+                retire(member);
+            } catch (RuntimeException e) {
+                // and on: a failure here must not stop this or later refreshes
+                logger.warn("RDMA connection '" + plan.name() + "': closing the connection of departed instance '"
+                        + member.endpoint().instanceId() + "' failed", e);
+            }
+        });
         String failure = null;
         for (ServiceInstanceEndpoint endpoint : current.values()) {
             if (members.containsKey(endpoint.instanceId())) {
@@ -100,8 +108,14 @@ final class ServiceConnection {
         String pool = resources.queuePairAddress(plan.queuePairPrototype()).memoryPool();
         OutboundConnection connection = new OutboundConnection(
                 plan.toInstance(name, name, endpoint.host(), endpoint.port()), plan.name(), qp, manager, route, hub, pool);
-        hub.adopt(name, qp, pool, plan.queuePairPrototype());
-        hub.watch(qp, connection::failed);
+        try {
+            hub.adopt(name, qp, pool, plan.queuePairPrototype());
+            hub.watch(qp, connection::failed);
+        } catch (RuntimeException e) {
+            hub.unwatch(qp);
+            hub.abandon(name, qp);
+            throw e;
+        }
         members.put(endpoint.instanceId(), new Member(endpoint, name, qp, connection));
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
                 + plan.service() + "' joined (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '" + name + "')");
