@@ -1,17 +1,22 @@
 package io.rdma.boot.autoconfigure;
 
 import io.rdma.boot.autoconfigure.preflight.NativeAccessCheck;
+import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.RdmaListenerProcessor;
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.RdmaTemplateObservationConvention;
 import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.Verbs;
+
+import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
 
@@ -75,8 +80,18 @@ public final class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RdmaConnections rdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                                    RdmaTemplate template, ApplicationEventPublisher events) {
-        return new RdmaConnections(resources, router, pollers, template, events);
+                                    RdmaTemplate template, ApplicationEventPublisher events,
+                                    ObjectProvider<RdmaServiceDiscovery> discovery) {
+        RdmaServiceDiscovery found = discovery.getIfUnique();
+        List<ServicePlan> services = resources.connections().services();
+        if (found == null && !services.isEmpty()) {
+            throw new InvalidRdmaConfigurationException(services.getFirst().property() + ".service", "the connection"
+                    + " names service '" + services.getFirst().service() + "', and nothing finds a service's instances",
+                    "Add Spring Cloud Commons and a discovery client (spring-cloud-starter-kubernetes-client,"
+                            + " -consul-discovery, -netflix-eureka-client, or the simple one of spring-cloud-commons),"
+                            + " or declare an RdmaServiceDiscovery bean; or connect to a host instead.");
+        }
+        return new RdmaConnections(resources, router, pollers, template, events, found);
     }
 
     @Bean

@@ -1290,14 +1290,48 @@ public class RdmaProperties {
      * or access error, or a completion with an error status) or the listener disconnects, the
      * connection is closed, the queue pair moved to RESET and connected again with the same
      * retries and backoff; after the retries it is reported DOWN and attempts go on at backoff.max.
+     * Or, with 'service' instead of 'host' and 'queue-pair', a connection to every instance of a
+     * service that Spring Cloud's DiscoveryClient finds, each on a queue pair made from
+     * 'queue-pair-prototype', following the service's instances as they come and go.
      */
     public static class OutboundConnection {
 
-        /** Name of the declared rc or uc queue pair this connection brings up; required, and a queue pair carries one connection. */
+        /** Name of the declared rc or uc queue pair this connection brings up; required unless 'service' is set, and a queue pair carries one connection. */
         private @Nullable String queuePair;
 
         /**
-         * Address of the listener, required: an IPv4 address of its RDMA port, or a host name
+         * Service id whose instances to connect to, as Spring Cloud's DiscoveryClient knows it
+         * (needs Spring Cloud Commons and a discovery client); instead of 'host' and 'queue-pair'.
+         * An instance is connected to when its metadata advertises 'listener'
+         * (rdma.listener.NAME.port, and rdma.listener.NAME.address where it differs from the instance's host).
+         */
+        private @Nullable String service;
+
+        /** Name of the RDMA listener the service's instances advertise; required with 'service'. */
+        private @Nullable String listener;
+
+        /**
+         * Queue pair prototype (rc or uc) each instance's connection gets a queue pair of; required
+         * with 'service'. The queue pair is closed when its instance leaves the service.
+         */
+        private @Nullable String queuePairPrototype;
+
+        /**
+         * Instances connected to at once with 'service', at least 1: counted against the device's
+         * max_qp and the completion queues' sizes like a listener's max-connections. Further
+         * instances wait until one leaves.
+         */
+        private int maxInstances = 8;
+
+        /**
+         * How often the service's instances are read again with 'service' (besides on each
+         * discovery HeartbeatEvent); a departed instance's connection and queue pair are closed at
+         * the next read. Must be positive.
+         */
+        private Duration refreshInterval = Duration.ofSeconds(30);
+
+        /**
+         * Address of the listener, required unless 'service' is set: an IPv4 address of its RDMA port, or a host name
          * resolving to one. A loopback address (127.0.0.1, localhost) on a real device means this
          * host: rdma_cm cannot route loopback to a device, so the connection goes to the IPv4
          * address of the port's RoCE v2 GID (IPoIB address on InfiniBand), logged once; the
@@ -1323,6 +1357,46 @@ public class RdmaProperties {
 
         public void setQueuePair(@Nullable String queuePair) {
             this.queuePair = queuePair;
+        }
+
+        public @Nullable String getService() {
+            return service;
+        }
+
+        public void setService(@Nullable String service) {
+            this.service = service;
+        }
+
+        public @Nullable String getListener() {
+            return listener;
+        }
+
+        public void setListener(@Nullable String listener) {
+            this.listener = listener;
+        }
+
+        public @Nullable String getQueuePairPrototype() {
+            return queuePairPrototype;
+        }
+
+        public void setQueuePairPrototype(@Nullable String queuePairPrototype) {
+            this.queuePairPrototype = queuePairPrototype;
+        }
+
+        public int getMaxInstances() {
+            return maxInstances;
+        }
+
+        public void setMaxInstances(int maxInstances) {
+            this.maxInstances = maxInstances;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
         }
 
         public @Nullable String getHost() {

@@ -16,10 +16,15 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One declared outbound connection: connects its queue pair to the listener at host:port
- * through the connection manager, with the configured timeout, retries and backoff, and when
- * the queue pair fails or the listener disconnects connects it again: the connection is closed (QP to ERR, outstanding
- * work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected anew.
+ * One outbound connection: connects its queue pair to the listener at host:port through the
+ * connection manager, with the configured timeout, retries and backoff, and when the queue pair
+ * fails or the listener disconnects connects it again: the connection is closed (QP to ERR,
+ * outstanding work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected
+ * anew. A declared connection connects at startup; the connection to an instance of a discovered
+ * service connects in the background and is {@link #retire retired} when the instance leaves.
+ *
+ * <p>At most one thread works on the connection at a time (the {@code working} flag): the one
+ * connecting, recovering or retiring it.
  */
 final class OutboundConnection {
 
@@ -27,20 +32,27 @@ final class OutboundConnection {
     private static final byte[] NO_PRIVATE_DATA = new byte[0];
 
     private final OutboundPlan plan;
+    private final String source;
     private final QueuePair qp;
     private final ConnectionManager manager;
     private final LoopbackRoute route;
     private final RdmaConnections hub;
     private final @Nullable String memoryPool;
-    private final AtomicBoolean recovering = new AtomicBoolean();
+    private final AtomicBoolean working = new AtomicBoolean();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile @Nullable Connection connection;
     private volatile int attempts;
     private volatile @Nullable String lastFailure;
+    private volatile @Nullable Runnable retired;
 
-    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
+    /**
+     * {@code source} is what observers of its connection register for: the declared queue pair's
+     * name, or the service connection's for an instance's.
+     */
+    OutboundConnection(OutboundPlan plan, String source, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
                        RdmaConnections hub, @Nullable String memoryPool) {
         this.plan = plan;
+        this.source = source;
         this.qp = qp;
         this.manager = manager;
         this.route = route;
@@ -71,22 +83,52 @@ final class OutboundConnection {
      * hub's executor, once per failure. Never blocks: it may run on the provider's event thread.
      */
     void failed(String reason) {
-        if (state == ConnectionState.UP && hub.isRunning() && recovering.compareAndSet(false, true)) {
+        if (state == ConnectionState.UP && hub.isRunning() && retired == null && working.compareAndSet(false, true)) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + reason + "; reconnecting " + target());
             moveTo(ConnectionState.CONNECTING);
-            hub.execute(this::reconnect);
+            hub.execute(() -> keepConnecting(true));
+        }
+    }
+
+    /** The first connection to a discovered instance: attempted on the hub's executor, never failing the start. */
+    void connectInBackground() {
+        if (working.compareAndSet(false, true)) {
+            hub.execute(() -> keepConnecting(false));
         }
     }
 
     /**
-     * Attempts go on while the application runs: after the configured retries the connection
-     * is reported DOWN and tried again at the longest backoff.
+     * The instance left its service: attempts stop, the connection closes (its observers told),
+     * and then {@code release} runs once (it closes the queue pair), on this thread or, when an
+     * attempt is under way, on the attempting one as soon as that attempt ends.
      */
-    private void reconnect() {
+    void retire(Runnable release) {
+        retired = release;
+        if (working.compareAndSet(false, true)) {
+            finishRetirement(release);
+        }
+    }
+
+    private void finishRetirement(Runnable release) {
         try {
             tearDown();
-            for (int attempt = 1; hub.isRunning(); attempt++) {
+            moveTo(ConnectionState.DOWN);
+        } finally {
+            release.run();
+        }
+    }
+
+    /**
+     * Attempts go on while the application runs and the connection is not retired: after the
+     * configured retries the connection is reported DOWN and tried again at the longest backoff.
+     */
+    private void keepConnecting(boolean afterFailure) {
+        try {
+            if (afterFailure) {
+                tearDown();
+            }
+            for (int attempt = 1; hub.isRunning() && retired == null; attempt++) {
                 try {
                     attempt(attempt);
                     return;
@@ -104,7 +146,21 @@ final class OutboundConnection {
             moveTo(ConnectionState.DOWN);
             logger.error("RDMA connection '" + plan.name() + "' could not be recovered", e);
         } finally {
-            recovering.set(false);
+            doneWorking();
+        }
+    }
+
+    /** Lets go of the connection, retiring it when {@link #retire} came meanwhile (it left the work to this thread). */
+    private void doneWorking() {
+        Runnable release = retired;
+        if (release != null) {
+            finishRetirement(release);
+            return;
+        }
+        working.set(false);
+        release = retired;
+        if (release != null && working.compareAndSet(false, true)) {
+            finishRetirement(release); // retired between the check above and letting go
         }
     }
 
@@ -177,7 +233,7 @@ final class OutboundConnection {
     }
 
     private ConnectedQueuePair view() {
-        return new ConnectedQueuePair(plan.queuePair(), plan.queuePair(), qp, memoryPool,
+        return new ConnectedQueuePair(plan.queuePair(), source, qp, memoryPool,
                 InetSocketAddress.createUnresolved(plan.host(), plan.port()));
     }
 

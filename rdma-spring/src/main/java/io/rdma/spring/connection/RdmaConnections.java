@@ -5,6 +5,7 @@ import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.AsyncEvent;
@@ -28,8 +29,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -81,6 +83,20 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  ConnectionState state, int attempts, @Nullable String lastFailure) {
     }
 
+    /**
+     * A connection to a discovered service: how many instances advertising {@code listener} the
+     * discovery client knows, the connection to each instance that has one ({@code instances}, at
+     * most max-instances), and why not every known instance is connected ({@code lastFailure}: the
+     * discovery client failed, max-instances is reached, no queue pair could be made), or null.
+     */
+    public record ServiceStatus(String name, String property, String service, String listener, int known,
+                                List<OutboundStatus> instances, @Nullable String lastFailure) {
+
+        public long connected() {
+            return instances.stream().filter(instance -> instance.state() == ConnectionState.UP).count();
+        }
+    }
+
     private final RdmaResources resources;
     private final CompletionRouter router;
     private final CompletionPollers pollers;
@@ -88,6 +104,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final ApplicationEventPublisher events;
     private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
     private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
+    private final Map<String, ServiceConnection> services = new LinkedHashMap<>();
+    private final @Nullable RdmaServiceDiscovery discovery;
     private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
     private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
     private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
@@ -100,16 +118,25 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      */
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
             Thread.ofPlatform().daemon().name("rdma-connection-", 0).factory());
+    /** Reads the discovered services' instances again, each at its refresh interval. */
+    private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("rdma-service-refresh").factory());
     private volatile boolean running;
     private boolean closed;
 
+    /**
+     * {@code discovery} finds the instances of the services that outbound connections name; null
+     * when there is none, and then declaring such a connection fails the start.
+     */
     public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                           RdmaTemplate template, ApplicationEventPublisher events) {
+                           RdmaTemplate template, ApplicationEventPublisher events,
+                           @Nullable RdmaServiceDiscovery discovery) {
         this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.template = template;
         this.events = events;
+        this.discovery = discovery;
     }
 
     /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
@@ -145,6 +172,47 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         return outbound.values().stream().map(OutboundConnection::status).toList();
     }
 
+    public List<ServiceStatus> services() {
+        return services.values().stream().map(ServiceConnection::status).toList();
+    }
+
+    /**
+     * The connected instances of the outbound connection {@code name} to a discovered service, as
+     * one addressee.
+     *
+     * @throws IllegalArgumentException when no outbound connection of that name names a service
+     */
+    public ServiceGroup group(String name) {
+        ServicePlan plan = resources.connections().services().stream().filter(service -> service.name().equals(name))
+                .findFirst().orElseThrow(() -> new IllegalArgumentException("no outbound connection '" + name
+                        + "' to a discovered service is declared under rdma.connections.outbound"));
+        return new ServiceGroup(name, plan.service(), () -> up.values().stream()
+                .filter(connection -> connection.source().equals(name)).map(ConnectedQueuePair::name).sorted().toList());
+    }
+
+    /**
+     * Reads every discovered service's instances now, as on its refresh interval: for a
+     * discovery client's heartbeat, which says that the instances may have changed.
+     */
+    public void refreshServices() {
+        if (running) {
+            try {
+                services.values().forEach(service -> refresher.execute(() -> refresh(service)));
+            } catch (RejectedExecutionException e) {
+                // stopping meanwhile
+            }
+        }
+    }
+
+    /** A failing read is logged: thrown, it would end the scheduled reads of the service for good. */
+    private static void refresh(ServiceConnection service) {
+        try {
+            service.refresh();
+        } catch (RuntimeException e) {
+            logger.error("Following the instances of a discovered service failed; the next read tries again", e);
+        }
+    }
+
     @Override
     public void start() {
         running = true;
@@ -167,11 +235,27 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         .orElseThrow();
                 LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
                         connectionPlan.name(), connectionPlan.property() + ".host");
-                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, this,
+                OutboundConnection connection = new OutboundConnection(connectionPlan, connectionPlan.queuePair(), qp,
+                        manager, route, this,
                         resources.queuePairAddress(connectionPlan.queuePair()).memoryPool());
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
                 connection.connectAtStartup();
+            }
+            for (ServicePlan servicePlan : plan.services()) {
+                if (discovery == null) {
+                    throw new IllegalStateException(servicePlan.property() + " names service '"
+                            + servicePlan.service() + "', and no RdmaServiceDiscovery finds its instances");
+                }
+                ConnectionManager manager = manager(managers, servicePlan.device(), servicePlan.name(),
+                        servicePlan.property());
+                LoopbackRoute route = new LoopbackRoute(deviceContext(servicePlan.device()), simulated,
+                        servicePlan.name(), servicePlan.property() + ".service");
+                ServiceConnection service = new ServiceConnection(servicePlan, discovery, manager, route, resources,
+                        this);
+                services.put(servicePlan.name(), service);
+                long interval = servicePlan.refreshInterval().toNanos();
+                refresher.scheduleWithFixedDelay(() -> refresh(service), 0, interval, TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -309,9 +393,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         }
         closed = true;
         running = false;
+        refresher.shutdownNow();
         executor.shutdownNow();
         try {
-            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+            if (!refresher.awaitTermination(10, TimeUnit.SECONDS) || !executor.awaitTermination(10, TimeUnit.SECONDS)) {
                 logger.warn("RDMA connection threads did not end within 10s");
             }
         } catch (InterruptedException e) {
@@ -320,8 +405,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         eventListeners.forEach(DeviceContext::removeAsyncEventListener);
         List<Runnable> closings = new ArrayList<>();
         // in the destroy order: listeners, then connections, then the prototype QPs of accepted peers
+        // (a service instance's connection is closed before its prototype QP)
         listeners.values().forEach(listener -> closings.add(listener::stopListening));
         outbound.values().forEach(connection -> closings.add(connection::close));
+        services.values().forEach(service -> closings.add(service::close));
         listeners.values().forEach(listener -> closings.add(listener::close));
         for (Runnable closing : closings) {
             try {

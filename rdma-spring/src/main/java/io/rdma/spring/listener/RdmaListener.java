@@ -41,6 +41,14 @@ public @interface RdmaListener {
     String connectionListener() default "";
 
     /**
+     * Name of an outbound connection to a discovered service ({@code rdma.connections.outbound.<name>}
+     * with {@code service}) whose instances' receives this method handles: the queue pair of each
+     * instance it connects, for as long as it is connected. Exactly one of {@link #queuePair()},
+     * {@link #connectionListener()} and this is set.
+     */
+    String serviceConnection() default "";
+
+    /**
      * How many invocations of the method may be in flight at once, across every queue pair it
      * listens on (all peers of a connection listener); an invocation is in flight until the
      * method returns and its reply, if any, is sent or has failed. The listener runs at most this

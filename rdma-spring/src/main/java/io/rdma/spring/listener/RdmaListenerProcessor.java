@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -49,8 +50,8 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     private static final Log logger = LogFactory.getLog(RdmaListenerProcessor.class);
 
-    private record Listener(String queuePair, String connectionListener, int concurrency, boolean onPollerThread,
-                            String errorHandler, Object bean, Method method) {
+    private record Listener(String queuePair, String connectionListener, String serviceConnection, int concurrency,
+                            boolean onPollerThread, String errorHandler, Object bean, Method method) {
     }
 
     private final ObjectProvider<RdmaResources> resources;
@@ -81,8 +82,8 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
                 .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
-                        annotation.connectionListener(), annotation.concurrency(), annotation.onPollerThread(),
-                        annotation.errorHandler(), bean, method)));
+                        annotation.connectionListener(), annotation.serviceConnection(), annotation.concurrency(),
+                        annotation.onPollerThread(), annotation.errorHandler(), bean, method)));
         return bean;
     }
 
@@ -91,13 +92,31 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         RdmaResources rdma = resources.getObject();
         RdmaConnections declared = connections.getObject();
         for (Listener listener : listeners) {
-            if (listener.queuePair().isEmpty() == listener.connectionListener().isEmpty()) {
-                throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name either a"
-                        + " queuePair or a connectionListener");
+            if (Stream.of(listener.queuePair(), listener.connectionListener(), listener.serviceConnection())
+                    .filter(name -> !name.isEmpty()).count() != 1) {
+                throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name exactly one of"
+                        + " queuePair, connectionListener and serviceConnection");
             }
             ListenerInvoker invoker = invoker(listener);
             if (!listener.connectionListener().isEmpty()) {
-                declared.observe(listener.connectionListener(), peerReceiver(rdma, declared, listener, invoker));
+                ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
+                        .filter(candidate -> candidate.name().equals(listener.connectionListener())
+                                && candidate.queuePairPrototype() != null)
+                        .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
+                                + " names connection listener '" + listener.connectionListener() + "', which is not"
+                                + " declared under rdma.connections.listeners with a queue-pair-prototype"));
+                declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
+                        plan.maxConnections()));
+                continue;
+            }
+            if (!listener.serviceConnection().isEmpty()) {
+                ConnectionPlan.ServicePlan plan = rdma.connections().services().stream()
+                        .filter(candidate -> candidate.name().equals(listener.serviceConnection()))
+                        .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
+                                + " names service connection '" + listener.serviceConnection() + "', which is not"
+                                + " declared under rdma.connections.outbound with a service"));
+                declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
+                        plan.maxInstances()));
                 continue;
             }
             QueuePair qp = rdma.resource(listener.queuePair()).filter(m -> m.resource() instanceof QueuePair)
@@ -116,24 +135,20 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     }
 
     /**
-     * For each peer the listener accepts, a container on the peer's queue pair, sharing the
-     * prototype's pool; stopped when the peer goes, so its posted buffers return to the pool.
+     * For each peer a listener accepts, or each instance a service connection connects, a
+     * container on its queue pair (made from {@code prototype}), sharing the prototype's pool;
+     * stopped when the peer goes, so its posted buffers return to the pool. {@code peersAtOnce}
+     * bounds how many there are at once.
      */
-    private ConnectionObserver peerReceiver(RdmaResources rdma, RdmaConnections declared, Listener listener,
-                                            ListenerInvoker invoker) {
-        ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
-                .filter(candidate -> candidate.name().equals(listener.connectionListener())
-                        && candidate.queuePairPrototype() != null)
-                .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
-                        + " names connection listener '" + listener.connectionListener() + "', which is not declared"
-                        + " under rdma.connections.listeners with a queue-pair-prototype"));
-        MemoryPool pool = pool(rdma, listener, plan.queuePairPrototype());
+    private ConnectionObserver peerReceiver(RdmaResources rdma, Listener listener, ListenerInvoker invoker,
+                                            String prototype, int peersAtOnce) {
+        MemoryPool pool = pool(rdma, listener, prototype);
         Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
         return new ConnectionObserver() {
             @Override
             public void connected(ConnectedQueuePair peer) {
                 ReceiveContainer container = new ReceiveContainer(peer.name(), peer.queuePair(), pool,
-                        plan.maxConnections(), invoker, router.getObject());
+                        peersAtOnce, invoker, router.getObject());
                 containers.put(peer.name(), container);
                 container.start();
             }

@@ -9,12 +9,12 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The declared listeners and outbound connections, checked against the declared queue pairs and
+ * The declared listeners, outbound connections and connections to discovered services, checked against the declared queue pairs and
  * prototypes before anything was created: every reference names an rc or uc queue pair (or
  * prototype) of the device it sits on, and no queue pair is brought up by two connections.
  * {@code property} of each names its declaration, for messages.
  */
-public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> outbound) {
+public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> outbound, List<ServicePlan> services) {
 
     /**
      * A listener on {@code device}. Exactly one of {@code queuePair} (one peer at a time on that
@@ -46,11 +46,33 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         }
     }
 
-    /** How many peers may be connected at once through each prototype, summed over the listeners using it. */
+    /**
+     * Outbound connections to the instances of {@code service} (as a discovery client knows it)
+     * whose metadata advertises RDMA listener {@code listener}: each on a queue pair made from
+     * {@code queuePairPrototype} for it, at most {@code maxInstances} at once, read again every
+     * {@code refreshInterval}; each instance's connection is attempted as an {@link OutboundPlan}
+     * with this plan's timeout, retries and backoff ({@link #toInstance}).
+     */
+    public record ServicePlan(String name, String property, String device, String service, String listener,
+                              String queuePairPrototype, int maxInstances, Duration refreshInterval, Duration timeout,
+                              int retries, Duration initialBackoff, double backoffMultiplier, Duration maxBackoff) {
+
+        /** The connection to one instance, on {@code queuePair}, named {@code connection}. */
+        public OutboundPlan toInstance(String connection, String queuePair, String host, int port) {
+            return new OutboundPlan(connection, property, device, queuePair, host, port, timeout, retries,
+                    initialBackoff, backoffMultiplier, maxBackoff);
+        }
+    }
+
+    /**
+     * How many peers may be connected at once through each prototype, summed over the listeners
+     * and the service connections using it.
+     */
     public Map<String, Integer> peersPerPrototype() {
         Map<String, Integer> peers = new HashMap<>();
         listeners.stream().filter(listener -> listener.queuePairPrototype() != null)
                 .forEach(listener -> peers.merge(listener.queuePairPrototype(), listener.maxConnections(), Integer::sum));
+        services.forEach(service -> peers.merge(service.queuePairPrototype(), service.maxInstances(), Integer::sum));
         return peers;
     }
 }

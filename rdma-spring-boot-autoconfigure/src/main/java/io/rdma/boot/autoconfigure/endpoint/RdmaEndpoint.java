@@ -71,7 +71,8 @@ public class RdmaEndpoint {
             devices.add(describeDevice(device.name(), device.resource()));
         }
         return new RdmaDescriptor(resources.verbs().providerName(), resources.verbs().selectionReason(), devices,
-                new ConnectionsDescriptor(connections.listeners(), connections.outbound()));
+                new ConnectionsDescriptor(connections.listeners(), connections.outbound(),
+                        connections.services()));
     }
 
     /** One declared device; {@code null} (a 404) when none is declared by that name. */
@@ -224,7 +225,8 @@ public class RdmaEndpoint {
     }
 
     public record ConnectionsDescriptor(List<RdmaConnections.ListenerStatus> listeners,
-                                        List<RdmaConnections.OutboundStatus> outbound) {
+                                        List<RdmaConnections.OutboundStatus> outbound,
+                                        List<RdmaConnections.ServiceStatus> services) {
     }
 
     /**

@@ -55,7 +55,24 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
             listeners.put(listener.name(), Map.of("address", String.valueOf(listener.boundAddress()),
                     "peers", listener.peers().size()));
         }
+        Map<String, Object> services = new LinkedHashMap<>();
+        for (RdmaConnections.ServiceStatus service : connections.services()) {
+            long connected = service.connected();
+            Map<String, Object> detail = new LinkedHashMap<>();
+            detail.put("service", service.service());
+            detail.put("known", service.known());
+            detail.put("connected", connected);
+            detail.put("failing", service.instances().stream()
+                    .filter(instance -> instance.state() == ConnectionState.DOWN).count());
+            if (service.lastFailure() != null) {
+                detail.put("lastFailure", service.lastFailure());
+            }
+            services.put(service.name(), detail);
+            // instances come and go: the service is down only when some are known and none is connected
+            up &= service.known() == 0 || connected > 0;
+        }
         (up ? builder.up() : builder.down()).withDetail("provider", resources.verbs().providerName())
-                .withDetail("devices", devices).withDetail("connections", outbound).withDetail("listeners", listeners);
+                .withDetail("devices", devices).withDetail("connections", outbound).withDetail("listeners", listeners)
+                .withDetail("services", services);
     }
 }

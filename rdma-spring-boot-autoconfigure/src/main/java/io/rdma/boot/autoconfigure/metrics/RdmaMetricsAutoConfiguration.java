@@ -2,11 +2,13 @@ package io.rdma.boot.autoconfigure.metrics;
 
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.resource.RdmaResources;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.config.MeterFilter;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -70,6 +72,13 @@ public final class RdmaMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     AsyncEventMetrics rdmaAsyncEventMetrics(RdmaResources resources) {
         return new AsyncEventMetrics(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ServiceConnectionMetrics rdmaServiceConnectionMetrics(RdmaResources resources,
+                                                          ObjectProvider<RdmaConnections> connections) {
+        return new ServiceConnectionMetrics(resources, connections::getObject);
     }
 
     @Bean

@@ -5,6 +5,7 @@ import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.verbs.api.QueuePairType;
 
 import java.net.InetAddress;
@@ -50,12 +51,49 @@ final class ConnectionPlanReader {
             listeners.add(plan);
         });
         List<OutboundPlan> outbound = new ArrayList<>();
+        List<ServicePlan> services = new ArrayList<>();
         connections.getOutbound().forEach((name, connection) -> {
-            OutboundPlan plan = outbound(name, PROPERTY + ".outbound." + name, connection, qps, deviceOf);
-            claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
-            outbound.add(plan);
+            String property = PROPERTY + ".outbound." + name;
+            if (connection.getService() != null) {
+                services.add(service(name, property, connection, prototypes, deviceOf));
+            } else {
+                OutboundPlan plan = outbound(name, property, connection, qps, deviceOf);
+                claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
+                outbound.add(plan);
+            }
         });
-        return new ConnectionPlan(List.copyOf(listeners), List.copyOf(outbound));
+        return new ConnectionPlan(List.copyOf(listeners), List.copyOf(outbound), List.copyOf(services));
+    }
+
+    /** A connection to every instance of a discovered service, on queue pairs of a prototype. */
+    private static ServicePlan service(String name, String property, RdmaProperties.OutboundConnection connection,
+                                       Map<String, QueuePairPlan> prototypes, Map<String, String> deviceOf) {
+        if (connection.getHost() != null || connection.getQueuePair() != null) {
+            throw new InvalidRdmaConfigurationException(property + ".service", "a connection to a service finds its"
+                    + " instances through the discovery client and gives each a queue pair of its prototype, so it"
+                    + " names no " + (connection.getHost() != null ? "host" : "queue-pair"),
+                    "Remove " + (connection.getHost() != null ? "host" : "queue-pair") + " (and set"
+                            + " queue-pair-prototype), or remove service to connect one queue pair to one host.");
+        }
+        String service = connection.getService().trim();
+        if (service.isEmpty()) {
+            throw new InvalidRdmaConfigurationException(property + ".service", "the service id is blank",
+                    "Set the service id the discovery client knows the service by, e.g. kv-store.");
+        }
+        if (connection.getListener() == null || connection.getListener().isBlank()) {
+            throw new InvalidRdmaConfigurationException(property + ".listener", "no listener is set, so no instance's"
+                    + " metadata says where to connect", "Set the name of the RDMA listener the service's instances"
+                    + " declare (rdma.connections.listeners.<name>); they advertise it as rdma.listener.<name>.port.");
+        }
+        String prototype = connectable(connection.getQueuePairPrototype(), property + ".queue-pair-prototype",
+                prototypes, "queue pair prototype", "queue-pair-prototypes of a protection domain");
+        CheckedResourcePlan.positive(connection.getMaxInstances(), property + ".max-instances");
+        positive(connection.getRefreshInterval(), property + ".refresh-interval");
+        checkAttempts(property, connection);
+        RdmaProperties.Backoff backoff = connection.getBackoff();
+        return new ServicePlan(name, property, deviceOf.get(prototype), service, connection.getListener().trim(),
+                prototype, connection.getMaxInstances(), connection.getRefreshInterval(), connection.getTimeout(),
+                connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(), backoff.getMax());
     }
 
     private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
@@ -88,6 +126,12 @@ final class ConnectionPlanReader {
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
                                          Map<String, QueuePairPlan> qps, Map<String, String> deviceOf) {
+        if (connection.getListener() != null || connection.getQueuePairPrototype() != null) {
+            String key = connection.getListener() != null ? "listener" : "queue-pair-prototype";
+            throw new InvalidRdmaConfigurationException(property + "." + key, key + " belongs to a connection to a"
+                    + " discovered service, and this one names no service", "Set service (and remove host and"
+                    + " queue-pair), or remove " + key + ".");
+        }
         String qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                 "queue-pairs of a protection domain");
         if (connection.getHost() == null || connection.getHost().isBlank()) {
@@ -96,6 +140,15 @@ final class ConnectionPlanReader {
                             + " resolving to it.");
         }
         CheckedResourcePlan.inRange(connection.getPort(), 1, 0xFFFF, property + ".port", "a listener's port");
+        checkAttempts(property, connection);
+        RdmaProperties.Backoff backoff = connection.getBackoff();
+        return new OutboundPlan(name, property, deviceOf.get(qp), qp, connection.getHost().trim(),
+                connection.getPort(), connection.getTimeout(), connection.getRetries(), backoff.getInitial(),
+                backoff.getMultiplier(), backoff.getMax());
+    }
+
+    /** Checks the timeout, retries and backoff of {@code connection}'s attempts. */
+    private static void checkAttempts(String property, RdmaProperties.OutboundConnection connection) {
         positive(connection.getTimeout(), property + ".timeout");
         CheckedResourcePlan.notNegative(connection.getRetries(), property + ".retries");
         RdmaProperties.Backoff backoff = connection.getBackoff();
@@ -112,9 +165,6 @@ final class ConnectionPlanReader {
                     + backoff.getMax() + " is shorter than the first, " + backoff.getInitial(),
                     "Set backoff.max to at least backoff.initial.");
         }
-        return new OutboundPlan(name, property, deviceOf.get(qp), qp, connection.getHost().trim(),
-                connection.getPort(), connection.getTimeout(), connection.getRetries(), backoff.getInitial(),
-                backoff.getMultiplier(), backoff.getMax());
     }
 
     /** A reference to an rc or uc queue pair (or prototype): rdma_cm connects nothing else. */

@@ -6,13 +6,14 @@ import io.rdma.boot.autoconfigure.resource.DevicePlan.MemoryPoolPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.ProtectionDomainPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.SharedReceiveQueuePlan;
-import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.Unsigned64;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -24,23 +25,34 @@ import java.util.Set;
  */
 final class DeviceLimits {
 
+    /**
+     * A connection on this device that creates a queue pair per peer from a prototype: a listener
+     * (up to {@code max-connections} peers) or a service connection (up to {@code max-instances}).
+     */
+    private record PrototypePeers(String name, String property, int peers) {
+    }
+
     private final DevicePlan device;
-    /** The listeners on this device that create a queue pair per peer from a prototype. */
-    private final List<ListenerPlan> prototypeListeners;
+    private final List<PrototypePeers> prototypePeers = new ArrayList<>();
     private final DeviceContext context;
     private final DeviceAttributes limits;
 
-    private DeviceLimits(DevicePlan device, List<ListenerPlan> listeners, DeviceContext context) {
+    private DeviceLimits(DevicePlan device, ConnectionPlan connections, DeviceContext context) {
         this.device = device;
-        this.prototypeListeners = listeners.stream().filter(listener -> listener.device().equals(device.name())
-                && listener.queuePairPrototype() != null).toList();
+        connections.listeners().stream()
+                .filter(listener -> listener.device().equals(device.name()) && listener.queuePairPrototype() != null)
+                .forEach(listener -> prototypePeers.add(new PrototypePeers(listener.name(),
+                        listener.property() + ".max-connections", listener.maxConnections())));
+        connections.services().stream().filter(service -> service.device().equals(device.name()))
+                .forEach(service -> prototypePeers.add(new PrototypePeers(service.name(),
+                        service.property() + ".max-instances", service.maxInstances())));
         this.context = context;
         this.limits = context.queryDevice();
     }
 
-    /** Checks {@code device}'s plan, and the queue pairs its {@code listeners} may create, against its limits. */
-    static void verify(DevicePlan device, List<ListenerPlan> listeners, DeviceContext context) {
-        new DeviceLimits(device, listeners, context).verify();
+    /** Checks {@code device}'s plan, and the queue pairs its {@code connections} may create, against its limits. */
+    static void verify(DevicePlan device, ConnectionPlan connections, DeviceContext context) {
+        new DeviceLimits(device, connections, context).verify();
     }
 
     private void verify() {
@@ -74,24 +86,25 @@ final class DeviceLimits {
     }
 
     /**
-     * The declared queue pairs, plus one per peer each prototype listener may connect at once,
-     * within max_qp: beyond it the listener's ibv_create_qp fails at the peer's connect, seen by
-     * the peer as an rdma_connect timeout, long after a start that looked fine.
+     * The declared queue pairs, plus one per peer each prototype listener or service connection
+     * may connect at once, within max_qp: beyond it ibv_create_qp fails when a peer connects (a
+     * listener's peer sees an rdma_connect timeout), long after a start that looked fine.
      */
     private void queuePairCount() {
         count(device.queuePairs().size(), limits.maxQp(), device.property() + ".protection-domains.*.queue-pairs",
                 "max_qp");
         long needed = device.queuePairs().size();
-        for (ListenerPlan listener : prototypeListeners) {
-            needed += listener.maxConnections();
+        for (PrototypePeers connection : prototypePeers) {
+            needed += connection.peers();
             if (needed > Integer.toUnsignedLong(limits.maxQp())) {
-                long room = Integer.toUnsignedLong(limits.maxQp()) - (needed - listener.maxConnections());
-                throw new InvalidRdmaConfigurationException(listener.property() + ".max-connections", "device '"
+                long room = Integer.toUnsignedLong(limits.maxQp()) - (needed - connection.peers());
+                String key = connection.property().substring(connection.property().lastIndexOf('.') + 1);
+                throw new InvalidRdmaConfigurationException(connection.property(), "device '"
                         + device.name() + "' holds " + Integer.toUnsignedString(limits.maxQp()) + " queue pairs"
                         + " (max_qp), and its " + device.queuePairs().size() + " declared queue pairs plus a queue"
-                        + " pair per peer of its listeners " + prototypeListeners.stream().map(ListenerPlan::name)
+                        + " pair per peer of its connections " + prototypePeers.stream().map(PrototypePeers::name)
                         .toList() + " need up to " + needed + "; a peer beyond max_qp would fail to connect",
-                        room > 0 ? "Set max-connections to at most " + room + ", or declare fewer queue pairs."
+                        room > 0 ? "Set " + key + " to at most " + room + ", or declare fewer queue pairs."
                                 : "Declare fewer queue pairs on device '" + device.name() + "', or use a device"
                                 + " with a larger max_qp.");
             }

@@ -118,7 +118,7 @@ final class ResourceDeclarations {
         }
         try {
             Map<Integer, Integer> chosenGidIndexes = PortPreflight.check(context, device.property(), gidUses(device));
-            DeviceLimits.verify(device.withGidIndexes(chosenGidIndexes), connections.listeners(), context);
+            DeviceLimits.verify(device.withGidIndexes(chosenGidIndexes), connections, context);
         } catch (RuntimeException e) {
             context.close();
             throw e;

@@ -3,6 +3,7 @@ package io.rdma.boot.autoconfigure.resource;
 import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.boot.autoconfigure.discovery.RdmaDiscoveryAutoConfiguration;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +20,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.cloud.client.discovery.simple.SimpleDiscoveryClientAutoConfiguration;
+import org.springframework.cloud.commons.util.UtilAutoConfiguration;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
@@ -108,7 +112,10 @@ class DocumentedYamlTests {
             throw new AssertionError(block + " (its line 1 is the line after the fence): " + e.getMessage(), e);
         }
         if (block.isWholeConfiguration(sources)) {
-            RdmaContextRunners.simulatedRunner().withInitializer(context -> {
+            // with Spring Cloud's simple discovery client, for the configurations that connect to a service
+            RdmaContextRunners.simulatedRunner().withConfiguration(AutoConfigurations.of(
+                    RdmaDiscoveryAutoConfiguration.class, SimpleDiscoveryClientAutoConfiguration.class,
+                    UtilAutoConfiguration.class)).withInitializer(context -> {
                 sources.forEach(context.getEnvironment().getPropertySources()::addLast);
                 context.getEnvironment().getPropertySources().addFirst(madeLocal(sources, files));
             }).run(context -> assertThat(context).as(block.toString()).hasNotFailed());

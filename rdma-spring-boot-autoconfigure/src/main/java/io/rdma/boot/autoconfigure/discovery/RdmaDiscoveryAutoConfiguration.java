@@ -1,0 +1,48 @@
+package io.rdma.boot.autoconfigure.discovery;
+
+import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.RdmaServiceDiscovery;
+import io.rdma.spring.resource.RdmaResources;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.cloud.client.discovery.DiscoveryClient;
+import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
+import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Spring Cloud service discovery for RDMA, where Spring Cloud Commons is on the class path: the
+ * outbound connections that name a service find its instances through the application's
+ * {@link DiscoveryClient} and read them again on each discovery heartbeat, and the instance
+ * advertises its RDMA listeners in the metadata it registers ({@link RdmaListenerMetadata}).
+ * Without Spring Cloud nothing here applies.
+ */
+@AutoConfiguration(after = RdmaAutoConfiguration.class)
+@ConditionalOnClass(DiscoveryClient.class)
+@ConditionalOnBean(RdmaResources.class)
+public final class RdmaDiscoveryAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaServiceDiscovery rdmaServiceDiscovery(ObjectProvider<DiscoveryClient> discoveryClient) {
+        return new DiscoveryClientServiceDiscovery(discoveryClient);
+    }
+
+    @Bean
+    ApplicationListener<HeartbeatEvent> rdmaServiceRefreshOnHeartbeat(ObjectProvider<RdmaConnections> connections) {
+        return heartbeat -> connections.ifAvailable(RdmaConnections::refreshServices);
+    }
+
+    @Bean
+    ApplicationListener<InstancePreRegisteredEvent> rdmaListenerAdvertisement(RdmaResources resources,
+                                                                              ObjectProvider<RdmaConnections> connections) {
+        return registering -> connections.ifAvailable(declared -> registering.getRegistration().getMetadata()
+                .putAll(RdmaListenerMetadata.of(declared, resources.connections().listeners())));
+    }
+}

@@ -1,0 +1,92 @@
+package io.rdma.spring.connection;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The connected instances of a discovered service, addressed as a group: the names their queue
+ * pairs go by in the {@code RdmaTemplate} ({@code <connection>@<instance id>}), to send to one in
+ * turn, to all, or to the one a key maps to. The group follows the instances: each call sees the
+ * ones connected at that moment.
+ *
+ * <pre>{@code
+ * ServiceGroup kv = connections.group("kv");
+ * template.send(kv.forKey(key), request);                 // the instance that holds the key
+ * kv.all().forEach(instance -> template.send(instance, invalidation));
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class ServiceGroup {
+
+    private final String connection;
+    private final String service;
+    private final Supplier<List<String>> connected;
+    private final AtomicInteger turn = new AtomicInteger();
+
+    ServiceGroup(String connection, String service, Supplier<List<String>> connected) {
+        this.connection = connection;
+        this.service = service;
+        this.connected = connected;
+    }
+
+    /** Every connected instance's queue pair, sorted by name; empty while none is connected. */
+    public List<String> all() {
+        return connected.get();
+    }
+
+    /**
+     * One connected instance's queue pair, each in turn.
+     *
+     * @throws NoServiceInstanceException when no instance is connected
+     */
+    public String any() {
+        List<String> instances = nonEmpty();
+        return instances.get(Math.floorMod(turn.getAndIncrement(), instances.size()));
+    }
+
+    /**
+     * The connected instance {@code key} maps to, by rendezvous hashing: a key keeps its instance
+     * while that instance stays connected, and when one leaves only its keys move, spread over
+     * the others.
+     *
+     * @throws NoServiceInstanceException when no instance is connected
+     */
+    public String forKey(Object key) {
+        return highestWeight(key.hashCode(), nonEmpty());
+    }
+
+    private List<String> nonEmpty() {
+        List<String> instances = connected.get();
+        if (instances.isEmpty()) {
+            throw new NoServiceInstanceException(connection, service);
+        }
+        return instances;
+    }
+
+    private static String highestWeight(int key, Collection<String> instances) {
+        String chosen = null;
+        long best = Long.MIN_VALUE;
+        for (String instance : instances) {
+            long weight = mix(((long) key << 32) ^ (instance.hashCode() & 0xffffffffL));
+            if (chosen == null || weight > best) {
+                best = weight;
+                chosen = instance;
+            }
+        }
+        return chosen;
+    }
+
+    /** MurmurHash3's 64-bit finalizer: spreads every input bit over the whole weight. */
+    private static long mix(long value) {
+        long h = value;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+}
