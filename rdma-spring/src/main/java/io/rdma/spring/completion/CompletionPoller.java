@@ -95,6 +95,11 @@ public final class CompletionPoller implements Runnable {
         return errors;
     }
 
+    /** Completions with {@code status} taken so far ({@link #completions()} for {@code SUCCESS}). */
+    public long completions(CompletionStatus status) {
+        return status == CompletionStatus.SUCCESS ? completions : errorsByStatus.get(status.value());
+    }
+
     /**
      * Completions taken so far by status ({@code SUCCESS} and each error status seen, such as
      * {@code WR_FLUSH_ERR}); statuses never seen are left out.

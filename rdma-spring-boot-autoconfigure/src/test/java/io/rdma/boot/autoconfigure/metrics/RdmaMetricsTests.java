@@ -4,12 +4,15 @@ import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.health.RdmaHealthContributorAutoConfiguration;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
+import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionCounter;
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
+import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -98,6 +101,29 @@ class RdmaMetricsTests {
                             .containsEntry(new PrometheusScrape.Series("rdma_link_downed_total", PORT_1), 1.0);
                     assertThat(context.getBean(RdmaHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
                 });
+    }
+
+    /**
+     * Simulated only: it injects a fault. A send lost beyond RC's retries completes with
+     * IBV_WC_RETRY_EXC_ERR and is counted under that status; every status has its series from the start.
+     */
+    @Test
+    @SimulatedOnly
+    void aFailedCompletionIsCountedUnderItsStatus() {
+        RdmaContextRunners.simulatedRunner("connected").withConfiguration(METRICS).run(context -> {
+            PrometheusScrape scrape = new PrometheusScrape(context);
+            Map<String, String> retryExceeded = Map.of("cq", "cq0", "status", "retry_exc_err");
+            assertThat(scrape.value("rdma_cq_completions_total", retryExceeded)).isZero();
+            assertThat(scrape.samples().keySet()).filteredOn(series -> series.name().equals("rdma_cq_completions_total"))
+                    .hasSize(CompletionStatus.values().length);
+
+            context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                    .dropPackets(RdmaContextRunners.DECLARED_DEVICE, 1, 8); // the send and retry_cnt = 7 retries
+            assertThat(context.getBean(RdmaTemplate.class).send("client", new byte[] {1}))
+                    .failsWithin(Duration.ofSeconds(10));
+
+            assertThat(scrape.value("rdma_cq_completions_total", retryExceeded)).isOne();
+        });
     }
 
     /** Simulated only: it describes the device. An InfiniBand port has the PMA counters, under node_exporter's names. */
