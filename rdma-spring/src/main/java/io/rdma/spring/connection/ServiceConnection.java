@@ -51,8 +51,13 @@ final class ServiceConnection {
         this.hub = hub;
     }
 
-    /** Reads the service's instances and follows them; a discovery client that fails leaves the members as they are. */
-    synchronized void refresh() {
+    /**
+     * Reads the service's instances and follows them; a discovery client that fails leaves the
+     * members as they are. The read is made outside the lock: a registry that is slow to answer
+     * must not hold up {@link #status()}, which health checks call. Only the hub's one refresh
+     * thread calls this.
+     */
+    void refresh() {
         List<ServiceInstanceEndpoint> found;
         try {
             found = discovery.endpoints(plan.service(), plan.listener());
@@ -62,6 +67,10 @@ final class ServiceConnection {
                     + "' could not be read; the connections stay as they are", e);
             return;
         }
+        follow(found);
+    }
+
+    private synchronized void follow(List<ServiceInstanceEndpoint> found) {
         Map<String, ServiceInstanceEndpoint> current = new LinkedHashMap<>();
         found.forEach(endpoint -> current.putIfAbsent(endpoint.instanceId(), endpoint));
         known = current.size();
