@@ -111,12 +111,28 @@ public class RdmaProperties {
          */
         private Map<String, SimulatedDevice> devices = new LinkedHashMap<>();
 
+        /**
+         * Name of a fabric shared inside the JVM: applications that name the same one (several
+         * instances of a service in one test) reach one another over it, each a host with its own
+         * devices and addresses (10.<device>.<port>.<host>). Unset, the application's fabric is its
+         * own.
+         */
+        private @Nullable String fabric;
+
         public Map<String, SimulatedDevice> getDevices() {
             return devices;
         }
 
         public void setDevices(Map<String, SimulatedDevice> devices) {
             this.devices = devices;
+        }
+
+        public @Nullable String getFabric() {
+            return fabric;
+        }
+
+        public void setFabric(@Nullable String fabric) {
+            this.fabric = fabric;
         }
     }
 

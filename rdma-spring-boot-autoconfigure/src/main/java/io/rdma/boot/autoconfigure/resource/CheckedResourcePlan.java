@@ -20,10 +20,11 @@ import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CounterDescription;
 import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.ProviderSettings;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.provider.simulated.DeviceSpec;
+import io.rdma.verbs.provider.simulated.SharedFabric;
 
 import com.sun.management.OperatingSystemMXBean;
 
@@ -129,9 +130,18 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return devices;
     }
 
-    /** The devices the simulated fabric creates if it is selected: those under rdma.simulated plus every configured name. */
-    public List<DeviceSpec> simulatedDevices() {
-        return SimulatedDevices.specs(properties, devices);
+    /**
+     * What the simulated fabric is opened with if it is selected: the devices it creates (those
+     * under rdma.simulated plus every configured name) and, with rdma.simulated.fabric, the shared
+     * fabric it joins.
+     */
+    public List<ProviderSettings> simulatedSettings() {
+        List<ProviderSettings> settings = new ArrayList<>(SimulatedDevices.specs(properties, devices));
+        String fabric = properties.getSimulated().getFabric();
+        if (fabric != null && !fabric.isBlank()) {
+            settings.add(new SharedFabric(fabric));
+        }
+        return settings;
     }
 
     /** The ports each device's configuration uses (the device's port, and those its QPs and flows name). */

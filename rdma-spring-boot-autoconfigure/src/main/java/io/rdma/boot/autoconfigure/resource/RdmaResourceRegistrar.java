@@ -111,7 +111,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
 
     private static Verbs openVerbs(CheckedResourcePlan plan) {
         try {
-            Verbs verbs = Verbs.open(plan.provider(), plan.simulatedDevices());
+            Verbs verbs = Verbs.open(plan.provider(), plan.simulatedSettings());
             logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
                     + verbs.selectionReason());
             return verbs;

@@ -24,10 +24,10 @@ import java.util.Set;
  * {@link io.rdma.verbs.api.Verbs#open(io.rdma.verbs.api.ProviderKind, List)}; the native provider
  * ignores it, and a simulated fabric opened without any creates one default device, {@code sim0}.
  *
- * <p>A simulated device stands for an HCA in a host of its own, so the spec also says what
- * that host grants ({@link HostAccess}: device nodes, locked memory), whether a subnet manager
- * assigned its InfiniBand ports LIDs, and which {@link GidType} its RoCE GIDs have. The
- * defaults grant everything, as a well set-up host does.
+ * <p>A simulated device stands for an HCA in a host, the one its session is ({@link SharedFabric}),
+ * so the spec also says what that host grants it ({@link HostAccess}: device nodes, locked
+ * memory), whether a subnet manager assigned its InfiniBand ports LIDs, and which
+ * {@link GidType} its RoCE GIDs have. The defaults grant everything, as a well set-up host does.
  */
 public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState initialPortState, Mtu mtu,
                          int activeSpeed, int activeWidth, List<Gid> extraGids, int maxQp, int maxQpWr,

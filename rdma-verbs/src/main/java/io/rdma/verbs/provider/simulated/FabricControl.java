@@ -6,7 +6,9 @@ import io.rdma.verbs.api.PortState;
 /**
  * Fault injection for tests, offered by the simulated fabric as a provider extension:
  * {@code verbs.extension(FabricControl.class)} ({@link io.rdma.verbs.api.Verbs#extension}).
- * Every change raises the async event a real device would.
+ * Every change raises the async event a real device would. It acts on the devices of the
+ * session it came from: on a {@link SharedFabric}, another session's devices are out of its reach,
+ * as another machine's are.
  */
 public interface FabricControl {
 

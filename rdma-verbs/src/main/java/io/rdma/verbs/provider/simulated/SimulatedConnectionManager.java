@@ -39,17 +39,18 @@ import org.jspecify.annotations.Nullable;
  * listener up to its backlog, a reply, the established handshake) done with queues and
  * futures. Each side walks its own QP to RTS with the attributes the other side sent, as
  * {@code rdma_init_qp_attr} would give them. Addresses: a port's IPv4 is the one in its GID
- * at index 1 ({@code 10.<device>.<port>.1}); loopback and the wildcard address mean the
- * device of the caller.
+ * at index 1 ({@code 10.<device>.<port>.<host>}), and a client reaches a listener on any host
+ * of the fabric by it; loopback and the wildcard address mean the device of the caller. Port
+ * numbers belong to a host, as on separate machines: two hosts may listen on the same one, and
+ * each picks its own for port 0 and for its clients' ends.
  */
 final class SimulatedConnectionManager {
 
-    private static final int FIRST_EPHEMERAL_PORT = 49152;
     private static final int MAX_RD_ATOMIC = 16;
 
     private final SimulatedFabric fabric;
+    /** The listeners of every host on the fabric; each knows its host by its port. */
     private final List<Listener> listeners = new ArrayList<>();
-    private int nextEphemeralPort = FIRST_EPHEMERAL_PORT;
 
     SimulatedConnectionManager(SimulatedFabric fabric) {
         this.fabric = fabric;
@@ -67,31 +68,56 @@ final class SimulatedConnectionManager {
                     + " is not an address of " + context.device().name(), "listen on 0.0.0.0 or on "
                     + ipv4Of(firstPort(context.device())) + " (the RoCE GID of port 1)");
         }
+        SimulatedHost host = context.device().host();
         synchronized (listeners) {
-            int number = address.getPort() == 0 ? nextEphemeralPort++ : address.getPort();
-            for (Listener existing : listeners) {
-                if (existing.address.getPort() == number && (existing.address.getAddress().equals(ip)
-                        || existing.address.getAddress().isAnyLocalAddress() || ip.isAnyLocalAddress())) {
-                    throw new VerbsException("rdma_bind_addr", Errno.EADDRINUSE, existing.address + " is already "
-                            + "listened on", "choose another port, or port 0 for one the fabric picks");
-                }
+            int number = address.getPort() == 0 ? unboundEphemeralPort(host, ip) : address.getPort();
+            Listener existing = boundTo(host, number, ip);
+            if (existing != null) {
+                throw new VerbsException("rdma_bind_addr", Errno.EADDRINUSE, existing.address + " is already "
+                        + "listened on", "choose another port, or port 0 for one the host picks");
             }
             Listener listener = new Listener(new InetSocketAddress(ip, number), port, backlog);
             listeners.add(listener);
-            fabric.census().created(ResourceKind.CONNECTION_LISTENER);
+            host.census().created(ResourceKind.CONNECTION_LISTENER);
             return listener;
         }
+    }
+
+    /**
+     * The listener of {@code host} that holds port {@code number} for {@code ip}: on the same
+     * address, or where either is the wildcard; null when the port is free there. Lock held.
+     */
+    private @Nullable Listener boundTo(SimulatedHost host, int number, InetAddress ip) {
+        for (Listener existing : listeners) {
+            InetAddress bound = existing.address.getAddress();
+            if (existing.host() == host && existing.address.getPort() == number
+                    && (bound.equals(ip) || bound.isAnyLocalAddress() || ip.isAnyLocalAddress())) {
+                return existing;
+            }
+        }
+        return null;
+    }
+
+    /** The next of {@code host}'s ephemeral ports that no listener of it holds for {@code ip}. Lock held. */
+    private int unboundEphemeralPort(SimulatedHost host, InetAddress ip) {
+        int number = host.nextEphemeralPort();
+        while (boundTo(host, number, ip) != null) {
+            number = host.nextEphemeralPort();
+        }
+        return number;
     }
 
     ConnectionHandle connect(SimulatedContext context, InetSocketAddress remote, SimulatedQp qp, byte[] privateData,
                              long timeoutNanos) throws InterruptedException {
         InetAddress ip = remote.getAddress();
+        SimulatedHost host = context.device().host();
         SimulatedPort local = firstPort(context.device());
         SimulatedPort target = ip.isLoopbackAddress() ? local : portOwning(ip);
         if (target == null) {
             throw new VerbsException("rdma_resolve_addr", Errno.EHOSTUNREACH, ip.getHostAddress()
                     + " is not the address of any RDMA port of the fabric", "connect to a port's RoCE address ("
-                    + ipv4Of(local) + " here) or to 127.0.0.1");
+                    + ipv4Of(local) + " here) or to 127.0.0.1; sessions reach one another only on a SharedFabric"
+                    + " of the same name");
         }
         Listener listener = find(remote.getPort(), ip, target);
         if (listener == null) {
@@ -99,7 +125,7 @@ final class SimulatedConnectionManager {
                     "start the listener first, or retry");
         }
         int psn = ThreadLocalRandom.current().nextInt(1 << 24);
-        InetSocketAddress self = new InetSocketAddress(ipv4Of(local), nextEphemeral());
+        InetSocketAddress self = new InetSocketAddress(ipv4Of(local), host.nextEphemeralPort());
         Request request = new Request(qp, local, psn, privateData, self);
         if (!listener.requests.offer(request)) {
             throw new VerbsException("rdma_connect", Errno.ECONNREFUSED, "the backlog of " + listener.backlog
@@ -121,7 +147,7 @@ final class SimulatedConnectionManager {
             reply.established.completeExceptionally(e);
             throw e;
         }
-        Connection clientSide = new Connection(fabric, reply.privateData, remote);
+        Connection clientSide = new Connection(host, reply.privateData, remote);
         clientSide.pairWith(reply.serverSide);
         reply.established.complete(null);
         return clientSide;
@@ -138,12 +164,6 @@ final class SimulatedConnectionManager {
                 }
             }
             return null;
-        }
-    }
-
-    private int nextEphemeral() {
-        synchronized (listeners) {
-            return nextEphemeralPort++;
         }
     }
 
@@ -200,7 +220,7 @@ final class SimulatedConnectionManager {
                          Connection serverSide, CompletableFuture<Void> established) {
     }
 
-    /** A listening id: requests wait in a queue as long as the backlog. */
+    /** A listening id of the host its port is on: requests wait in a queue as long as the backlog. */
     private final class Listener implements ListenerHandle {
 
         private final InetSocketAddress address;
@@ -213,6 +233,10 @@ final class SimulatedConnectionManager {
             this.port = port;
             this.backlog = backlog;
             this.requests = new ArrayBlockingQueue<>(backlog);
+        }
+
+        SimulatedHost host() {
+            return port.device().host();
         }
 
         @Override
@@ -237,7 +261,7 @@ final class SimulatedConnectionManager {
                 }
                 int psn = ThreadLocalRandom.current().nextInt(1 << 24);
                 walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn);
-                Connection serverSide = new Connection(fabric, request.privateData, request.clientAddress);
+                Connection serverSide = new Connection(host(), request.privateData, request.clientAddress);
                 Reply reply = new Reply(qp, port, psn, privateData, serverSide, new CompletableFuture<>());
                 if (!request.reply.complete(reply)) {
                     serverSide.disconnect();
@@ -268,7 +292,7 @@ final class SimulatedConnectionManager {
             synchronized (listeners) {
                 listeners.remove(this);
             }
-            fabric.census().destroyed(ResourceKind.CONNECTION_LISTENER);
+            host().census().destroyed(ResourceKind.CONNECTION_LISTENER);
             for (Request pending; (pending = requests.poll()) != null; ) {
                 pending.reply.completeExceptionally(new VerbsException("rdma_connect", Errno.ECONNREFUSED,
                         "the listener on " + address + " closed", null));
@@ -277,24 +301,25 @@ final class SimulatedConnectionManager {
     }
 
     /**
-     * One end of an established connection: what the peer sent, where it is, and the other
-     * end, which hears of this end's disconnect as {@code RDMA_CM_EVENT_DISCONNECTED}.
+     * One end of an established connection, counted on the host of its end: what the peer sent,
+     * where it is, and the other end, which hears of this end's disconnect as
+     * {@code RDMA_CM_EVENT_DISCONNECTED}.
      */
     private static final class Connection implements ConnectionHandle {
 
-        private final SimulatedFabric fabric;
+        private final SimulatedHost host;
         private final byte[] peerPrivateData;
         private final InetSocketAddress remoteAddress;
         private final PeerDisconnectNotice peerDisconnect;
         private @Nullable Connection peer;
         private boolean disconnected;
 
-        Connection(SimulatedFabric fabric, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
-            this.fabric = fabric;
+        Connection(SimulatedHost host, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
+            this.host = host;
             this.peerPrivateData = peerPrivateData;
             this.remoteAddress = remoteAddress;
-            this.peerDisconnect = new PeerDisconnectNotice(fabric::defer);
-            fabric.census().created(ResourceKind.CONNECTION);
+            this.peerDisconnect = new PeerDisconnectNotice(host.fabric()::defer);
+            host.census().created(ResourceKind.CONNECTION);
         }
 
         void pairWith(Connection other) {
@@ -332,7 +357,7 @@ final class SimulatedConnectionManager {
                 disconnected = true;
                 other = peer;
             }
-            fabric.census().destroyed(ResourceKind.CONNECTION);
+            host.census().destroyed(ResourceKind.CONNECTION);
             if (other != null) {
                 other.peerDisconnect.disconnected();
             }

@@ -101,8 +101,8 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     @Override
     public ChannelHandle createCompletionChannel() {
         device.checkInjected("ibv_create_comp_channel");
-        device.fabric().census().created(ResourceKind.COMPLETION_CHANNEL);
-        return new SimulatedChannel(device.fabric().census());
+        device.host().census().created(ResourceKind.COMPLETION_CHANNEL);
+        return new SimulatedChannel(device.host().census());
     }
 
     @Override
@@ -147,8 +147,8 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
         if (!device.spec().flowCounters()) {
             throw Failures.unsupported("ibv_create_counters", device.name() + " has no flow counters");
         }
-        device.fabric().census().created(ResourceKind.FLOW_COUNTERS);
-        return new SimulatedCounters(device.fabric().census());
+        device.host().census().created(ResourceKind.FLOW_COUNTERS);
+        return new SimulatedCounters(device.host().census());
     }
 
     @Override

@@ -26,7 +26,7 @@ final class SimulatedDevice implements DeviceHandle {
      */
     private static final long GUID_BASE = 0xb8ce_f603_0000_0000L;
 
-    private final SimulatedFabric fabric;
+    private final SimulatedHost host;
     private final DeviceSpec spec;
     private final int index;
     private final long guid;
@@ -35,12 +35,21 @@ final class SimulatedDevice implements DeviceHandle {
     private final Map<String, Errno> failNext = new ConcurrentHashMap<>();
     private final List<SimulatedContext> contexts = new CopyOnWriteArrayList<>();
 
-    SimulatedDevice(SimulatedFabric fabric, DeviceSpec spec, int index) {
-        this.fabric = fabric;
+    SimulatedDevice(SimulatedHost host, DeviceSpec spec, int index) {
+        this.host = host;
         this.spec = spec;
         this.index = index;
-        this.guid = GUID_BASE | ((long) (index + 1) << 16);
+        this.guid = nodeGuid(host.number(), index);
         this.ports = IntStream.rangeClosed(1, spec.ports()).mapToObj(n -> new SimulatedPort(this, n)).toList();
+    }
+
+    /**
+     * The device in bits 16..31 and the host in bits 8..15 (host 1 as 0, so a lone host keeps
+     * the GUIDs it always had), which leaves bits 0..7 for the port GUIDs' port number: no two
+     * ports of a fabric share a GUID, nor the link-local GID made from it.
+     */
+    private static long nodeGuid(int host, int index) {
+        return GUID_BASE | ((long) (index + 1) << 16) | ((long) (host - 1) << 8);
     }
 
     @Override
@@ -75,17 +84,21 @@ final class SimulatedDevice implements DeviceHandle {
         }
         SimulatedContext context = new SimulatedContext(this);
         contexts.add(context);
-        fabric.census().created(ResourceKind.DEVICE_CONTEXT);
+        host.census().created(ResourceKind.DEVICE_CONTEXT);
         return context;
     }
 
     void closed(SimulatedContext context) {
         contexts.remove(context);
-        fabric.census().destroyed(ResourceKind.DEVICE_CONTEXT);
+        host.census().destroyed(ResourceKind.DEVICE_CONTEXT);
+    }
+
+    SimulatedHost host() {
+        return host;
     }
 
     SimulatedFabric fabric() {
-        return fabric;
+        return host.fabric();
     }
 
     DeviceSpec spec() {
@@ -131,12 +144,12 @@ final class SimulatedDevice implements DeviceHandle {
             inUse.decrementAndGet(kind.ordinal());
             throw Failures.exhausted(verb, what, limit);
         }
-        fabric.census().created(kind);
+        host.census().created(kind);
     }
 
     void release(ResourceKind kind) {
         inUse.decrementAndGet(kind.ordinal());
-        fabric.census().destroyed(kind);
+        host.census().destroyed(kind);
     }
 
     /** Delivers a port event to every open context of this device. */

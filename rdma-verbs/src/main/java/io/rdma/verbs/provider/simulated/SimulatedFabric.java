@@ -1,22 +1,15 @@
 package io.rdma.verbs.provider.simulated;
 
+import io.rdma.verbs.api.AddressVector;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Gid;
-import io.rdma.verbs.api.LinkLayer;
-import io.rdma.verbs.api.PortState;
-import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
-import io.rdma.verbs.provider.support.LiveObjectCensus;
-import io.rdma.verbs.spi.DeviceHandle;
-import io.rdma.verbs.spi.ProviderSession;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -25,51 +18,35 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One software fabric: its devices and ports, the tables that route packets (LID and GID to
- * port, QP number to QP, key to memory region), the live-object census, and the two threads
- * that stand in for hardware timers and the async event queue.
+ * One software network and what is common to every host on it ({@link SimulatedHost}): the
+ * tables that route packets (LID and GID to port, QP number to QP, key to memory region), the
+ * connection manager, the numbers of the hosts on it, and the two threads that stand in for
+ * hardware timers and the async event queue. Hosts put their ports on it when they join and take
+ * them off when they leave; {@link FabricRegistry} says when a fabric starts and ends.
  */
-final class SimulatedFabric implements ProviderSession, FabricControl {
+final class SimulatedFabric {
 
-    private final List<SimulatedDevice> devices = new ArrayList<>();
-    private final Map<Integer, SimulatedPort> portsByLid = new HashMap<>();
-    private final Map<Gid, SimulatedPort> portsByGid = new HashMap<>();
-    private final List<SimulatedPort> ethernetPorts = new ArrayList<>();
+    /**
+     * A host's number is the last octet of its ports' IPv4 addresses ({@link SimulatedPort}),
+     * which leaves 1..254 once 0 (the network) and 255 (broadcast) are set aside.
+     */
+    private static final int MAX_HOSTS = 254;
+
+    private final String name;
+    // Hosts join and leave while others route through these: the data path reads them without a lock.
+    private final Map<Integer, SimulatedPort> portsByLid = new ConcurrentHashMap<>();
+    private final Map<Gid, SimulatedPort> portsByGid = new ConcurrentHashMap<>();
+    private final List<SimulatedPort> ethernetPorts = new CopyOnWriteArrayList<>();
     private final ObjectTable<SimulatedQp> queuePairs = new ObjectTable<>(2);
     private final ObjectTable<SimulatedMr> memoryRegions = new ObjectTable<>(1);
-    private final LiveObjectCensus census = new LiveObjectCensus();
     private final SimulatedConnectionManager connections = new SimulatedConnectionManager(this);
-    private final ScheduledExecutorService timers;
-    private final ScheduledExecutorService events;
+    private final BitSet hostNumbers = new BitSet();
+    private final ScheduledExecutorService timers = singleThread("rdma-sim-timers");
+    private final ScheduledExecutorService events = singleThread("rdma-sim-events");
 
-    SimulatedFabric(List<DeviceSpec> specs) {
-        Set<String> names = new HashSet<>();
-        int nextLid = 1;
-        for (int d = 0; d < specs.size(); d++) {
-            DeviceSpec spec = specs.get(d);
-            if (!names.add(spec.name())) {
-                throw new VerbsException("ibv_get_device_list", Errno.EEXIST, "two simulated devices are named '"
-                        + spec.name() + "'", "give every simulated device its own name");
-            }
-            SimulatedDevice device = new SimulatedDevice(this, spec, d);
-            devices.add(device);
-            for (SimulatedPort port : device.ports()) {
-                if (spec.linkLayer() == LinkLayer.INFINIBAND) {
-                    // Without a subnet manager the port keeps LID 0, and nothing can address it.
-                    if (spec.subnetManager()) {
-                        port.assignLid(nextLid++);
-                        portsByLid.put(port.lid(), port);
-                    }
-                } else {
-                    ethernetPorts.add(port);
-                }
-                for (Gid gid : port.gids()) {
-                    portsByGid.putIfAbsent(gid, port);
-                }
-            }
-        }
-        timers = singleThread("rdma-sim-timers");
-        events = singleThread("rdma-sim-events");
+    /** {@code name} as errors show it: a shared fabric's name, or what a private one is. */
+    SimulatedFabric(String name) {
+        this.name = name;
     }
 
     private static ScheduledExecutorService singleThread(String name) {
@@ -79,30 +56,70 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
         return executor;
     }
 
-    @Override
-    public List<DeviceHandle> devices() {
-        return List.copyOf(devices);
+    /**
+     * Takes the lowest host number free, from 1, so that a lone host has the addresses it always
+     * had and a host that joins after one left takes the number it left free.
+     */
+    synchronized int admitHost() {
+        int number = hostNumbers.nextClearBit(1);
+        if (number > MAX_HOSTS) {
+            throw new VerbsException("ibv_get_device_list", Errno.ENOSPC, name + " already has " + MAX_HOSTS
+                    + " hosts, as many as the last octet of their addresses 10.<device>.<port>.<host> can number",
+                    "close a session on it, or give some sessions another fabric");
+        }
+        hostNumbers.set(number);
+        return number;
     }
 
-    @Override
-    public Map<ResourceKind, Long> liveObjects() {
-        return census.snapshot();
+    /** Frees host number {@code number}; true when no host is left, and the fabric is done. */
+    synchronized boolean releaseHost(int number) {
+        hostNumbers.clear(number);
+        return hostNumbers.isEmpty();
     }
 
-    /** The fabric is its own {@link FabricControl}, the one extension it offers. */
-    @Override
-    public <T> Optional<T> extension(Class<T> type) {
-        return type == FabricControl.class ? Optional.of(type.cast(this)) : Optional.empty();
+    /**
+     * Puts the ports of {@code device} on the network: each InfiniBand port gets the lowest LID
+     * free (where a subnet manager runs; without one it keeps LID 0, and nothing can address it),
+     * each Ethernet port joins the one broadcast segment, and every GID routes to its port unless
+     * another port already answers to it.
+     */
+    synchronized void attach(SimulatedDevice device) {
+        for (SimulatedPort port : device.ports()) {
+            if (port.isEthernet()) {
+                ethernetPorts.add(port);
+            } else if (device.spec().subnetManager()) {
+                port.assignLid(lowestFreeLid());
+                portsByLid.put(port.lid(), port);
+            }
+            for (Gid gid : port.gids()) {
+                portsByGid.putIfAbsent(gid, port);
+            }
+        }
     }
 
-    @Override
-    public void close() {
+    /** Takes the ports of {@code device} off the network: nothing routes to them any more. */
+    synchronized void detach(SimulatedDevice device) {
+        for (SimulatedPort port : device.ports()) {
+            ethernetPorts.remove(port);
+            portsByLid.remove(port.lid(), port);
+            for (Gid gid : port.gids()) {
+                portsByGid.remove(gid, port);
+            }
+        }
+    }
+
+    private int lowestFreeLid() {
+        int lid = 1;
+        while (portsByLid.containsKey(lid)) {
+            lid++;
+        }
+        return lid;
+    }
+
+    /** Stops the timer and event threads, once the last host has left. */
+    void shutdown() {
         timers.shutdownNow();
         events.shutdownNow();
-    }
-
-    LiveObjectCensus census() {
-        return census;
     }
 
     ObjectTable<SimulatedQp> queuePairs() {
@@ -121,13 +138,13 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
         return connections;
     }
 
-    /** The port with {@code gid} in its table, or null. */
+    /** The port with {@code gid} in its table, on whichever host, or null. */
     @Nullable SimulatedPort portByGid(Gid gid) {
         return portsByGid.get(gid);
     }
 
     /** The port an address vector names: by GID when it has a GRH, else by LID; null when nothing answers. */
-    @Nullable SimulatedPort route(io.rdma.verbs.api.AddressVector addressVector) {
+    @Nullable SimulatedPort route(AddressVector addressVector) {
         return addressVector.isGlobal()
                 ? portsByGid.get(addressVector.globalRoute().destinationGid())
                 : portsByLid.get(addressVector.destinationLid());
@@ -145,39 +162,5 @@ final class SimulatedFabric implements ProviderSession, FabricControl {
         if (!events.isShutdown()) {
             events.execute(task);
         }
-    }
-
-    private SimulatedDevice device(String name) {
-        for (SimulatedDevice device : devices) {
-            if (device.name().equals(name)) {
-                return device;
-            }
-        }
-        throw new IllegalArgumentException("no simulated device named '" + name + "'; devices: "
-                + devices.stream().map(SimulatedDevice::name).toList());
-    }
-
-    @Override
-    public void setPortState(String device, int port, PortState state) {
-        device(device).port(port).changeState(state);
-    }
-
-    @Override
-    public void dropPackets(String device, int port, int packets) {
-        device(device).port(port).dropNext(packets);
-    }
-
-    @Override
-    public void failQueuePair(String device, int qpNumber) {
-        SimulatedQp qp = queuePairs.get(qpNumber);
-        if (qp == null || qp.device() != device(device)) {
-            throw new IllegalArgumentException("no QP 0x" + Integer.toHexString(qpNumber) + " on " + device);
-        }
-        qp.failFromFabric(io.rdma.verbs.api.AsyncEventType.QP_FATAL);
-    }
-
-    @Override
-    public void failNextVerb(String device, String verb, Errno errno) {
-        device(device).failNext(verb, errno);
     }
 }

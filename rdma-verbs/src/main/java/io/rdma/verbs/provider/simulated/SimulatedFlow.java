@@ -23,7 +23,7 @@ final class SimulatedFlow implements FlowHandle {
             counters.bind();
         }
         port.addFlow(this);
-        qp.device().fabric().census().created(ResourceKind.FLOW);
+        qp.device().host().census().created(ResourceKind.FLOW);
     }
 
     int priority() {
@@ -51,6 +51,6 @@ final class SimulatedFlow implements FlowHandle {
         if (counters != null) {
             counters.unbind();
         }
-        qp.device().fabric().census().destroyed(ResourceKind.FLOW);
+        qp.device().host().census().destroyed(ResourceKind.FLOW);
     }
 }

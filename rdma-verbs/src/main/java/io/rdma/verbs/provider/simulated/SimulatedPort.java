@@ -46,7 +46,9 @@ final class SimulatedPort {
         Guid portGuid = new Guid(device.guid() + number);
         List<Gid> table = new ArrayList<>();
         table.add(Gid.linkLocal(portGuid));
-        table.add(Gid.parse("::ffff:10." + (device.index() + 1) + "." + number + ".1"));
+        // The address rdma_cm resolves: device and port, then the host, which tells apart hosts
+        // that name their devices alike.
+        table.add(Gid.parse("::ffff:10." + (device.index() + 1) + "." + number + "." + device.host().number()));
         table.addAll(device.spec().extraGids());
         this.gids = List.copyOf(table);
     }

@@ -4,7 +4,9 @@
  *
  * <p>This is the simulated provider's own public package. Its public types are the fabric's
  * user-facing configuration, {@link io.rdma.verbs.provider.simulated.DeviceSpec} (a device to
- * create, passed to {@link io.rdma.verbs.api.Verbs#open(io.rdma.verbs.api.ProviderKind, java.util.List)})
+ * create) and {@link io.rdma.verbs.provider.simulated.SharedFabric} (a fabric to join with other
+ * sessions of the JVM), both passed to
+ * {@link io.rdma.verbs.api.Verbs#open(io.rdma.verbs.api.ProviderKind, java.util.List)},
  * and {@link io.rdma.verbs.provider.simulated.FabricControl} (fault injection, from
  * {@link io.rdma.verbs.api.Verbs#extension}), and the {@link java.util.ServiceLoader} entry
  * {@link io.rdma.verbs.provider.simulated.SimulatedProvider}; everything else is package-private.
