@@ -14,9 +14,10 @@
 #   request/response round trips; TWO_HOSTS_ROUNDS, TWO_HOSTS_RDMA_PORT (7471)
 #   and TWO_HOSTS_WAIT_SECONDS (300) are passed to both guests.  --sample JAR
 #   then runs the sample app (sample-app/target/sample-app-*.jar) in both
-#   guests, B's echo-client connected to A, in the same boots
-#   (sample-echo-two-hosts.sh: what it checks; SAMPLE_HTTP_PORT,
-#   SAMPLE_ROUND_TRIPS and SAMPLE_WAIT_SECONDS are passed to both guests).
+#   guests, in the same boots, the two instances finding each other through
+#   a ZooKeeper in A (run from target/test-classpath.txt beside the jar)
+#   (sample-discovery-two-hosts.sh: what it checks; SAMPLE_HTTP_PORT,
+#   SAMPLE_ROUND_TRIPS, SAMPLE_KEYS and SAMPLE_WAIT_SECONDS are passed to both guests).
 #
 # Network: A = 10.80.0.1, B = 10.80.0.2 on eth0 (virtio-net; the two qemus
 # are connected by `-netdev socket` over TCP on host 127.0.0.1:$TWO_HOSTS_PORT),
@@ -66,10 +67,10 @@ elif [ "${1:-}" = --java ] && { [ $# -eq 1 ] || { [ $# -eq 3 ] && [ "$2" = --sam
   if [ $# -eq 3 ]; then
     [ -f "$3" ] || { echo "two-hosts: --sample $3: no such jar (./mvnw -pl sample-app -am package -DskipTests)" >&2; exit 2; }
     sample_jar=$(cd "$(dirname "$3")" && pwd -P)/$(basename "$3")
-    server_cmd+=" && bash $HERE/sample-echo-two-hosts.sh $(printf %q "$sample_jar")"
-    client_cmd+=" && bash $HERE/sample-echo-two-hosts.sh $(printf %q "$sample_jar")"
+    server_cmd+=" && bash $HERE/sample-discovery-two-hosts.sh $(printf %q "$sample_jar")"
+    client_cmd+=" && bash $HERE/sample-discovery-two-hosts.sh $(printf %q "$sample_jar")"
   fi
-  for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS SAMPLE_HTTP_PORT SAMPLE_ROUND_TRIPS SAMPLE_WAIT_SECONDS; do
+  for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS SAMPLE_HTTP_PORT SAMPLE_ROUND_TRIPS SAMPLE_KEYS SAMPLE_WAIT_SECONDS; do
     [ -n "${!v:-}" ] && SOFTROCE_ENV="${SOFTROCE_ENV:-}"$'\n'"export $v=$(printf %q "${!v}")"
   done
 elif [ $# -eq 2 ]; then

@@ -1,13 +1,17 @@
 package io.rdma.sample;
 
 import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
+import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.template.RdmaTemplate;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +23,10 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The key-value store's client, over the {@code kv-client} queue pair: a GET is one RDMA READ of
+ * The key-value store's client, over connection {@code kv-client} to the instances of the service:
+ * a key lives in the store of the instance it maps to ({@link ServiceGroup#forKey}), so the
+ * instances share the keys between them; when one leaves, its keys are gone (the store is a
+ * cache: nothing is copied) and keys that mapped to it map to the others. A GET is one RDMA READ of
  * the key's bucket, a PUT or DELETE locks the bucket with an RDMA compare-and-swap on its lock
  * word, writes the slot with RDMA WRITE with immediate (the immediate names the slot for the
  * server), waits for the server's acknowledgement and unlocks with another compare-and-swap. A
@@ -31,27 +38,30 @@ import org.springframework.stereotype.Component;
 @Component
 class KvClient {
 
-    private static final String QUEUE_PAIR = "kv-client";
+    private static final String CONNECTION = "kv-client";
     private static final byte[] LAYOUT_REQUEST = {'L'};
 
     private final RdmaTemplate rdma;
+    private final ServiceGroup instances;
     private final Duration timeout;
-    private final PendingReplies<byte[]> replies;
-    private volatile @Nullable KvStoreLayout layout;
+    /** Per instance's queue pair: its store's layout, and the replies awaited from it (their ids are its slot numbers). */
+    private final Map<String, KvStoreLayout> layouts = new ConcurrentHashMap<>();
+    private final Map<String, PendingReplies<byte[]>> replies = new ConcurrentHashMap<>();
 
-    KvClient(RdmaTemplate rdma, @Value("${sample.kv.timeout:5s}") Duration timeout) {
+    KvClient(RdmaTemplate rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout) {
         this.rdma = rdma;
+        this.instances = connections.group(CONNECTION);
         this.timeout = timeout;
-        this.replies = new PendingReplies<>(timeout);
     }
 
     /** The value of {@code key}, or empty when it is not stored. */
     Optional<byte[]> get(String key) throws TimeoutException, InterruptedException {
-        KvStoreLayout store = layout();
+        String instance = instances.forKey(key);
+        KvStoreLayout store = layout(instance);
         int bucket = store.bucketOf(key);
         long deadline = deadline();
         for (int attempt = 0; ; attempt++) {
-            KvBucket read = read(store, bucket, deadline);
+            KvBucket read = read(instance, store, bucket, deadline);
             if (read != null) {
                 int slot = read.slotOf(key);
                 return slot < 0 ? Optional.empty() : Optional.of(read.slots().get(slot).value());
@@ -65,6 +75,7 @@ class KvClient {
      *
      * @throws KvEntryTooLargeException when key and value do not fit in a slot
      * @throws KvBucketFullException    when the key is new and its bucket has no free slot
+     * @throws io.rdma.spring.connection.NoServiceInstanceException when no instance is connected
      */
     void put(String key, byte[] value) throws TimeoutException, InterruptedException {
         store(key, new KvSlot(key, value));
@@ -77,12 +88,13 @@ class KvClient {
 
     /** Writes {@code entry} into the slot of {@code key}'s bucket that it belongs in; false when there is none to empty. */
     private boolean store(String key, KvSlot entry) throws TimeoutException, InterruptedException {
-        KvStoreLayout store = layout();
+        String instance = instances.forKey(key);
+        KvStoreLayout store = layout(instance);
         byte[] image = entry.encode(store.slotSize());
         int bucket = store.bucketOf(key);
         long deadline = deadline();
         for (int attempt = 0; ; attempt++) {
-            KvBucket read = read(store, bucket, deadline);
+            KvBucket read = read(instance, store, bucket, deadline);
             if (read != null && !read.isLocked()) {
                 int slot = entry.isEmpty() ? read.slotOf(key) : read.slotFor(key);
                 if (slot < 0 && entry.isEmpty()) {
@@ -93,14 +105,14 @@ class KvClient {
                 }
                 // Succeeds only if nothing wrote the bucket since the read: what the read showed
                 // (the key in no other slot, this slot free or the key's) still holds.
-                if (compareAndSwap(store, bucket, read.lockWord(), read.lockWord() + 1, deadline)) {
+                if (compareAndSwap(instance, store, bucket, read.lockWord(), read.lockWord() + 1, deadline)) {
                     try {
                         int number = store.slotNumber(bucket, slot);
-                        await(replies.call(number, () -> rdma.write(QUEUE_PAIR, image, store.slot(bucket, slot), number)),
-                                deadline);
+                        await(replies(instance).call(number,
+                                () -> rdma.write(instance, image, store.slot(bucket, slot), number)), deadline);
                     } finally {
                         // a deadline of its own: a PUT that ran out of time must still let go of the bucket
-                        compareAndSwap(store, bucket, read.lockWord() + 1, read.lockWord() + 2, deadline());
+                        compareAndSwap(instance, store, bucket, read.lockWord() + 1, read.lockWord() + 2, deadline());
                     }
                     return true;
                 }
@@ -110,44 +122,57 @@ class KvClient {
     }
 
     /** The bucket, or null when the read overlapped a write. */
-    private @Nullable KvBucket read(KvStoreLayout store, int bucket, long deadline)
+    private @Nullable KvBucket read(String instance, KvStoreLayout store, int bucket, long deadline)
             throws TimeoutException, InterruptedException {
-        return KvBucket.decode(await(rdma.read(QUEUE_PAIR, store.bucket(bucket), store.bucketSize()), deadline), store);
+        return KvBucket.decode(await(rdma.read(instance, store.bucket(bucket), store.bucketSize()), deadline), store);
     }
 
     /** Whether the lock word was {@code expected} and is now {@code desired}. */
-    private boolean compareAndSwap(KvStoreLayout store, int bucket, long expected, long desired, long deadline)
-            throws TimeoutException, InterruptedException {
-        return await(rdma.compareAndSwap(QUEUE_PAIR, store.lockWord(bucket), expected, desired), deadline) == expected;
+    private boolean compareAndSwap(String instance, KvStoreLayout store, int bucket, long expected, long desired,
+                                   long deadline) throws TimeoutException, InterruptedException {
+        return await(rdma.compareAndSwap(instance, store.lockWord(bucket), expected, desired), deadline) == expected;
     }
 
     /**
-     * The server's layout, asked for at the first call after each (re)connection: a reconnection
-     * may reach a restarted server, whose region has another address and rkey.
+     * The layout of {@code instance}'s store, asked for at the first call after each
+     * (re)connection: a reconnection may reach a restarted server, whose region has another
+     * address and rkey.
      */
-    private KvStoreLayout layout() throws TimeoutException, InterruptedException {
-        KvStoreLayout known = layout;
+    private KvStoreLayout layout(String instance) throws TimeoutException, InterruptedException {
+        KvStoreLayout known = layouts.get(instance);
         if (known != null) {
             return known;
         }
         synchronized (this) {
+            KvStoreLayout layout = layouts.get(instance);
             if (layout == null) {
-                layout = KvStoreLayout.decode(await(replies.call(KvStoreLayout.REQUEST,
-                        () -> rdma.send(QUEUE_PAIR, LAYOUT_REQUEST, KvStoreLayout.REQUEST)), deadline()));
+                layout = KvStoreLayout.decode(await(replies(instance).call(KvStoreLayout.REQUEST,
+                        () -> rdma.send(instance, LAYOUT_REQUEST, KvStoreLayout.REQUEST)), deadline()));
+                layouts.put(instance, layout);
             }
             return layout;
         }
     }
 
-    @EventListener(condition = "#event.queuePair() == 'kv-client'")
+    private PendingReplies<byte[]> replies(String instance) {
+        return replies.computeIfAbsent(instance, any -> new PendingReplies<>(timeout));
+    }
+
+    /** A (re)connected instance may be a restarted server; one no longer connected is forgotten. */
+    @EventListener(condition = "#event.name().startsWith('kv-client@')")
     void connectionChanged(RdmaConnectionStateChangedEvent event) {
-        layout = null;
+        layouts.remove(event.queuePair());
+        layouts.keySet().retainAll(instances.all());
+        replies.keySet().retainAll(instances.all());
     }
 
     /** The layout, or a write's acknowledgement; each carries its request's immediate data. */
-    @RdmaListener(queuePair = QUEUE_PAIR)
+    @RdmaListener(serviceConnection = CONNECTION)
     void reply(ReceivedMessage message) {
-        replies.complete(message.immediateData(), message.payload());
+        PendingReplies<byte[]> awaited = replies.get(message.queuePair());
+        if (awaited != null) {
+            awaited.complete(message.immediateData(), message.payload());
+        }
     }
 
     private long deadline() {

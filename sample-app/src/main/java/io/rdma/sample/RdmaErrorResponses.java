@@ -1,5 +1,6 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.template.SendQueueFullException;
 
 import java.util.concurrent.TimeoutException;
@@ -20,6 +21,12 @@ class RdmaErrorResponses {
     @ExceptionHandler(TimeoutException.class)
     ProblemDetail timedOut(TimeoutException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, "the RDMA peer did not answer in time");
+    }
+
+    /** No instance of the service is connected: none is registered yet, or none could be reached. */
+    @ExceptionHandler(NoServiceInstanceException.class)
+    ProblemDetail noInstance(NoServiceInstanceException e) {
+        return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
     }
 
     /** The queue pair's send queue stayed full for its whole send-timeout. */

@@ -1,5 +1,7 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.RdmaConnections;
+
 import com.jayway.jsonpath.JsonPath;
 
 import java.io.IOException;
@@ -10,7 +12,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 
@@ -25,6 +29,15 @@ class EchoApplicationTests {
     int port;
 
     private final HttpClient http = HttpClient.newHttpClient();
+
+    @Autowired
+    RdmaConnections connections;
+
+    /** The clients connect to the service's instance in the background once the application has started. */
+    @BeforeEach
+    void awaitConnections() {
+        ConnectedInstances.awaitBoth(connections);
+    }
 
     @Test
     void echoesOverRdma() throws Exception {

@@ -1,5 +1,6 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortCounters;
 
@@ -29,6 +30,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -64,6 +66,15 @@ class EchoOnSelectedProviderTests {
     DeviceContext device;
 
     private final HttpClient http = HttpClient.newHttpClient();
+
+    @Autowired
+    RdmaConnections connections;
+
+    /** The clients connect to the service's instance in the background once the application has started. */
+    @BeforeEach
+    void awaitConnections() {
+        ConnectedInstances.awaitBoth(connections);
+    }
 
     @Test
     void healthIsUp() throws Exception {

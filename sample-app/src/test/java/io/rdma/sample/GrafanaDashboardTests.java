@@ -1,5 +1,6 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
@@ -140,7 +141,7 @@ class GrafanaDashboardTests {
         JsonNode dashboard = json.readTree(Files.readString(DASHBOARD));
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(EchoApplication.class)
                 .run("--server.port=0", "--spring.profiles.active=flows");
-                EchoLoad load = new EchoLoad(app.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+                EchoLoad load = new EchoLoad(portOnceConnected(app));
                 PrometheusServer server = new PrometheusServer(prometheus, work, load.port)) {
             awaitScrapes(server, 5);
 
@@ -261,6 +262,12 @@ class GrafanaDashboardTests {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
+    }
+
+    /** The sample's HTTP port, once its clients are connected: a call before that is answered 503. */
+    private static int portOnceConnected(ConfigurableApplicationContext app) {
+        ConnectedInstances.awaitBoth(app.getBean(RdmaConnections.class));
+        return app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
     }
 
     /** {@code GET /echo} in a loop on a virtual thread until closed, as a client of the sample would. */

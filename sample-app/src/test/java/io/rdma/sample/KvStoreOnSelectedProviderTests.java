@@ -1,5 +1,7 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.RdmaConnections;
+
 import com.jayway.jsonpath.JsonPath;
 
 import java.io.IOException;
@@ -15,7 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
@@ -42,6 +46,15 @@ class KvStoreOnSelectedProviderTests {
     int slotsPerBucket;
 
     private final HttpClient http = HttpClient.newHttpClient();
+
+    @Autowired
+    RdmaConnections connections;
+
+    /** The clients connect to the service's instance in the background once the application has started. */
+    @BeforeEach
+    void awaitConnections() {
+        ConnectedInstances.awaitBoth(connections);
+    }
 
     @Test
     void putThenGetReturnsTheValueAndTheServerIndexesTheKey() throws Exception {

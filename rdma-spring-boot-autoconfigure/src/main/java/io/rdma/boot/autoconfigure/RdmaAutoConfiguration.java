@@ -5,6 +5,7 @@ import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.RdmaInstanceChooser;
 import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.RdmaListenerProcessor;
@@ -81,7 +82,8 @@ public final class RdmaAutoConfiguration {
     @ConditionalOnMissingBean
     RdmaConnections rdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
                                     RdmaTemplate template, ApplicationEventPublisher events,
-                                    ObjectProvider<RdmaServiceDiscovery> discovery) {
+                                    ObjectProvider<RdmaServiceDiscovery> discovery,
+                                    ObjectProvider<RdmaInstanceChooser> chooser) {
         RdmaServiceDiscovery found = discovery.getIfUnique();
         List<ServicePlan> services = resources.connections().services();
         if (found == null && !services.isEmpty()) {
@@ -91,7 +93,8 @@ public final class RdmaAutoConfiguration {
                             + " -consul-discovery, -netflix-eureka-client, or the simple one of spring-cloud-commons),"
                             + " or declare an RdmaServiceDiscovery bean; or connect to a host instead.");
         }
-        return new RdmaConnections(resources, router, pollers, template, events, found);
+        return new RdmaConnections(resources, router, pollers, template, events, found,
+                chooser.getIfUnique(RdmaInstanceChooser::firstListed));
     }
 
     @Bean

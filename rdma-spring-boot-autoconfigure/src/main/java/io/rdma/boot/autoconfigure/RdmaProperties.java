@@ -1306,18 +1306,27 @@ public class RdmaProperties {
      * or access error, or a completion with an error status) or the listener disconnects, the
      * connection is closed, the queue pair moved to RESET and connected again with the same
      * retries and backoff; after the retries it is reported DOWN and attempts go on at backoff.max.
-     * Or, with 'service' instead of 'host' and 'queue-pair', a connection to every instance of a
-     * service that Spring Cloud's DiscoveryClient finds, each on a queue pair made from
-     * 'queue-pair-prototype', following the service's instances as they come and go.
+     * Or, with 'service' instead of 'host', a connection to the instances of a service that Spring
+     * Cloud's DiscoveryClient finds, following them as they come and go: with
+     * 'queue-pair-prototype' to every instance, each on a queue pair made for it; with
+     * 'queue-pair' to one instance at a time, chosen by Spring Cloud LoadBalancer where the
+     * application has it (else the first listed), on that declared queue pair.
      */
     public static class OutboundConnection {
 
-        /** Name of the declared rc or uc queue pair this connection brings up; required unless 'service' is set, and a queue pair carries one connection. */
+        /**
+         * Name of the declared rc or uc queue pair this connection brings up; a queue pair carries
+         * one connection. Required with 'host'; with 'service', instead of 'queue-pair-prototype',
+         * it connects one instance of the service at a time: the one Spring Cloud LoadBalancer
+         * chooses (the first listed without it), and when that instance leaves the service, the
+         * queue pair is reset and connected to another.
+         */
         private @Nullable String queuePair;
 
         /**
          * Service id whose instances to connect to, as Spring Cloud's DiscoveryClient knows it
-         * (needs Spring Cloud Commons and a discovery client); instead of 'host' and 'queue-pair'.
+         * (needs Spring Cloud Commons and a discovery client); instead of 'host', with
+         * 'queue-pair-prototype' (every instance) or 'queue-pair' (one at a time).
          * An instance is connected to when its metadata advertises 'listener'
          * (rdma.listener.NAME.port, and rdma.listener.NAME.address where it differs from the instance's host).
          */
@@ -1327,22 +1336,24 @@ public class RdmaProperties {
         private @Nullable String listener;
 
         /**
-         * Queue pair prototype (rc or uc) each instance's connection gets a queue pair of; required
-         * with 'service'. The queue pair is closed when its instance leaves the service.
+         * Queue pair prototype (rc or uc) that, with 'service', connects every instance, each on a
+         * queue pair of its own made from it; instead of 'queue-pair'. The queue pair is closed
+         * when its instance leaves the service.
          */
         private @Nullable String queuePairPrototype;
 
         /**
-         * Instances connected to at once with 'service', at least 1: counted against the device's
-         * max_qp and the completion queues' sizes like a listener's max-connections. Further
-         * instances wait until one leaves.
+         * Instances connected to at once with 'service' and 'queue-pair-prototype', at least 1;
+         * unset: 8. Counted against the device's max_qp and the completion queues' sizes like a
+         * listener's max-connections. Further instances wait until one leaves.
          */
-        private int maxInstances = 8;
+        private @Nullable Integer maxInstances;
 
         /**
          * How often the service's instances are read again with 'service' (besides on each
-         * discovery HeartbeatEvent); a departed instance's connection and queue pair are closed at
-         * the next read. Must be positive.
+         * discovery HeartbeatEvent); at the next read a departed instance's connection is closed,
+         * and then its queue pair ('queue-pair-prototype'), or another instance is chosen for the
+         * declared queue pair ('queue-pair'). Must be positive.
          */
         private Duration refreshInterval = Duration.ofSeconds(30);
 
@@ -1399,11 +1410,11 @@ public class RdmaProperties {
             this.queuePairPrototype = queuePairPrototype;
         }
 
-        public int getMaxInstances() {
+        public @Nullable Integer getMaxInstances() {
             return maxInstances;
         }
 
-        public void setMaxInstances(int maxInstances) {
+        public void setMaxInstances(@Nullable Integer maxInstances) {
             this.maxInstances = maxInstances;
         }
 

@@ -86,8 +86,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     /**
      * A connection to a discovered service: how many instances advertising {@code listener} the
      * discovery client knows, the connection to each instance that has one ({@code instances}, at
-     * most max-instances), and why not every known instance is connected ({@code lastFailure}: the
-     * discovery client failed, max-instances is reached, no queue pair could be made), or null.
+     * most max-instances, or the chosen one for a connection to one instance at a time), and why
+     * not every instance it should connect is connected ({@code lastFailure}: the discovery client
+     * or the instance chooser failed, max-instances is reached, no queue pair could be made), or
+     * null.
      */
     public record ServiceStatus(String name, String property, String service, String listener, int known,
                                 List<OutboundStatus> instances, @Nullable String lastFailure) {
@@ -106,6 +108,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
     private final Map<String, ServiceConnection> services = new LinkedHashMap<>();
     private final @Nullable RdmaServiceDiscovery discovery;
+    private final RdmaInstanceChooser chooser;
     private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
     private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
     private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
@@ -126,24 +129,28 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /**
      * {@code discovery} finds the instances of the services that outbound connections name; null
-     * when there is none, and then declaring such a connection fails the start.
+     * when there is none, and then declaring such a connection fails the start. {@code chooser}
+     * picks the instance a connection to one instance at a time (on a declared queue pair)
+     * connects to.
      */
     public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
                            RdmaTemplate template, ApplicationEventPublisher events,
-                           @Nullable RdmaServiceDiscovery discovery) {
+                           @Nullable RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser) {
         this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.template = template;
         this.events = events;
         this.discovery = discovery;
+        this.chooser = chooser;
     }
 
     /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
     public boolean bringsUp(String queuePair) {
         ConnectionPlan plan = resources.connections();
         return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
-                || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()));
+                || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()))
+                || plan.services().stream().anyMatch(service -> queuePair.equals(service.queuePair()));
     }
 
     /**
@@ -178,7 +185,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /**
      * The connected instances of the outbound connection {@code name} to a discovered service, as
-     * one addressee.
+     * one addressee: the queue pair of each connected instance, or, for a connection to one
+     * instance at a time, its declared queue pair while it is connected.
      *
      * @throws IllegalArgumentException when no outbound connection of that name names a service
      */
@@ -186,8 +194,11 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         ServicePlan plan = resources.connections().services().stream().filter(service -> service.name().equals(name))
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("no outbound connection '" + name
                         + "' to a discovered service is declared under rdma.connections.outbound"));
+        // what its connections' observers register for: the declared queue pair's name, else the connection's
+        String source = plan.queuePair() != null ? plan.queuePair() : name;
         return new ServiceGroup(name, plan.service(), () -> up.values().stream()
-                .filter(connection -> connection.source().equals(name)).map(ConnectedQueuePair::name).sorted().toList());
+                .filter(connection -> connection.source().equals(source)).map(ConnectedQueuePair::name).sorted()
+                .toList());
     }
 
     /**
@@ -195,9 +206,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      * discovery client's heartbeat, which says that the instances may have changed.
      */
     public void refreshServices() {
+        services.values().forEach(this::refreshSoon);
+    }
+
+    /** Reads {@code service}'s instances again on the refresh thread, unless the application is stopping. */
+    void refreshSoon(ServiceConnection service) {
         if (running) {
             try {
-                services.values().forEach(service -> refresher.execute(() -> refresh(service)));
+                refresher.execute(() -> refresh(service));
             } catch (RejectedExecutionException e) {
                 // stopping meanwhile
             }
@@ -231,8 +247,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             for (OutboundPlan connectionPlan : plan.outbound()) {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
-                QueuePair qp = resources.resource(connectionPlan.queuePair()).map(managed -> (QueuePair) managed.resource())
-                        .orElseThrow();
+                QueuePair qp = declaredQueuePair(connectionPlan.queuePair());
                 LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
                         connectionPlan.name(), connectionPlan.property() + ".host");
                 OutboundConnection connection = new OutboundConnection(connectionPlan, connectionPlan.queuePair(), qp,
@@ -251,8 +266,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         servicePlan.property());
                 LoopbackRoute route = new LoopbackRoute(deviceContext(servicePlan.device()), simulated,
                         servicePlan.name(), servicePlan.property() + ".service");
-                ServiceConnection service = new ServiceConnection(servicePlan, discovery, manager, route, resources,
-                        this);
+                ServiceConnection service = serviceConnection(servicePlan, discovery, manager, route);
                 services.put(servicePlan.name(), service);
                 long interval = servicePlan.refreshInterval().toNanos();
                 refresher.scheduleWithFixedDelay(() -> refresh(service), 0, interval, TimeUnit.NANOSECONDS);
@@ -261,6 +275,21 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while bringing up RDMA connections", e);
         }
+    }
+
+    /** To one instance at a time on the declared queue pair, or to every instance on queue pairs of the prototype. */
+    private ServiceConnection serviceConnection(ServicePlan plan, RdmaServiceDiscovery discovery,
+                                                ConnectionManager manager, LoopbackRoute route) {
+        if (plan.queuePairPrototype() != null) {
+            return new EveryInstanceConnection(plan, plan.queuePairPrototype(), discovery, manager, route, resources,
+                    this);
+        }
+        return new ChosenInstanceConnection(plan, plan.queuePair(), declaredQueuePair(plan.queuePair()),
+                resources.queuePairAddress(plan.queuePair()).memoryPool(), discovery, chooser, manager, route, this);
+    }
+
+    private QueuePair declaredQueuePair(String name) {
+        return resources.resource(name).map(managed -> (QueuePair) managed.resource()).orElseThrow();
     }
 
     private ConnectionManager manager(Map<String, ConnectionManager> managers, String device, String connection,
@@ -405,7 +434,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         eventListeners.forEach(DeviceContext::removeAsyncEventListener);
         List<Runnable> closings = new ArrayList<>();
         // in the destroy order: listeners, then connections, then the prototype QPs of accepted peers
-        // (a service instance's connection is closed before its prototype QP)
+        // (a service instance's connection is closed before its prototype QP; a declared QP stays)
         listeners.values().forEach(listener -> closings.add(listener::stopListening));
         outbound.values().forEach(connection -> closings.add(connection::close));
         services.values().forEach(service -> closings.add(service::close));

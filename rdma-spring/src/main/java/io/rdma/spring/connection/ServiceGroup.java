@@ -7,9 +7,10 @@ import java.util.function.Supplier;
 
 /**
  * The connected instances of a discovered service, addressed as a group: the names their queue
- * pairs go by in the {@code RdmaTemplate} ({@code <connection>@<instance id>}), to send to one in
- * turn, to all, or to the one a key maps to. The group follows the instances: each call sees the
- * ones connected at that moment.
+ * pairs go by in the {@code RdmaTemplate} ({@code <connection>@<instance id>}, or the declared
+ * queue pair's name for a connection to one instance at a time), to send to one in turn, to all,
+ * or to the one a key maps to. The group follows the instances: each call sees the ones connected
+ * at that moment.
  *
  * <pre>{@code
  * ServiceGroup kv = connections.group("kv");

@@ -43,8 +43,9 @@ public @interface RdmaListener {
     /**
      * Name of an outbound connection to a discovered service ({@code rdma.connections.outbound.<name>}
      * with {@code service}) whose instances' receives this method handles: the queue pair of each
-     * instance it connects, for as long as it is connected. Exactly one of {@link #queuePair()},
-     * {@link #connectionListener()} and this is set.
+     * instance it connects, for as long as it is connected, or, for a connection to one instance
+     * at a time, its declared queue pair (as {@link #queuePair()} naming it). Exactly one of
+     * {@link #queuePair()}, {@link #connectionListener()} and this is set.
      */
     String serviceConnection() default "";
 

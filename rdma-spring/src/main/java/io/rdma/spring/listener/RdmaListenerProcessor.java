@@ -115,23 +115,34 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                         .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
                                 + " names service connection '" + listener.serviceConnection() + "', which is not"
                                 + " declared under rdma.connections.outbound with a service"));
-                declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
-                        plan.maxInstances()));
+                if (plan.queuePair() != null) {
+                    // one instance at a time, on a declared queue pair: received on as that queue pair is
+                    receiveOn(plan.queuePair(), rdma, declared, listener, invoker);
+                } else {
+                    declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
+                            plan.maxInstances()));
+                }
                 continue;
             }
-            QueuePair qp = rdma.resource(listener.queuePair()).filter(m -> m.resource() instanceof QueuePair)
-                    .map(m -> (QueuePair) m.resource()).orElseThrow(() -> new IllegalStateException(
-                            "@RdmaListener on " + listener.method() + " names queue pair '" + listener.queuePair()
-                                    + "', which is not declared under rdma.devices"));
-            ReceiveContainer container = new ReceiveContainer(listener.queuePair(), qp,
-                    pool(rdma, listener, listener.queuePair()), 1, invoker, router.getObject());
-            if (declared.bringsUp(listener.queuePair())) {
-                declared.observe(listener.queuePair(), container);
-            } else {
-                container.start();
-            }
+            receiveOn(listener.queuePair(), rdma, declared, listener, invoker);
         }
         running = true;
+    }
+
+    /** Keeps declared queue pair {@code queuePair}'s receive queue filled: at once, or while a connection has it up. */
+    private void receiveOn(String queuePair, RdmaResources rdma, RdmaConnections declared, Listener listener,
+                           ListenerInvoker invoker) {
+        QueuePair qp = rdma.resource(queuePair).filter(m -> m.resource() instanceof QueuePair)
+                .map(m -> (QueuePair) m.resource()).orElseThrow(() -> new IllegalStateException(
+                        "@RdmaListener on " + listener.method() + " names queue pair '" + queuePair
+                                + "', which is not declared under rdma.devices"));
+        ReceiveContainer container = new ReceiveContainer(queuePair, qp, pool(rdma, listener, queuePair), 1, invoker,
+                router.getObject());
+        if (declared.bringsUp(queuePair)) {
+            declared.observe(queuePair, container);
+        } else {
+            container.start();
+        }
     }
 
     /**

@@ -48,14 +48,18 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
 
     /**
      * Outbound connections to the instances of {@code service} (as a discovery client knows it)
-     * whose metadata advertises RDMA listener {@code listener}: each on a queue pair made from
-     * {@code queuePairPrototype} for it, at most {@code maxInstances} at once, read again every
-     * {@code refreshInterval}; each instance's connection is attempted as an {@link OutboundPlan}
-     * with this plan's timeout, retries and backoff ({@link #toInstance}).
+     * whose metadata advertises RDMA listener {@code listener}, read again every
+     * {@code refreshInterval}. Exactly one of {@code queuePair} and {@code queuePairPrototype} is
+     * set: with {@code queuePairPrototype} every instance is connected, each on a queue pair made
+     * from it for that instance, at most {@code maxInstances} at once; with {@code queuePair} one
+     * instance at a time, chosen among those listed, on that declared queue pair
+     * ({@code maxInstances} is 1). Each instance's connection is attempted as an
+     * {@link OutboundPlan} with this plan's timeout, retries and backoff ({@link #toInstance}).
      */
     public record ServicePlan(String name, String property, String device, String service, String listener,
-                              String queuePairPrototype, int maxInstances, Duration refreshInterval, Duration timeout,
-                              int retries, Duration initialBackoff, double backoffMultiplier, Duration maxBackoff) {
+                              @Nullable String queuePair, @Nullable String queuePairPrototype, int maxInstances,
+                              Duration refreshInterval, Duration timeout, int retries, Duration initialBackoff,
+                              double backoffMultiplier, Duration maxBackoff) {
 
         /** The connection to one instance, on {@code queuePair}, named {@code connection}. */
         public OutboundPlan toInstance(String connection, String queuePair, String host, int port) {
@@ -72,7 +76,8 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         Map<String, Integer> peers = new HashMap<>();
         listeners.stream().filter(listener -> listener.queuePairPrototype() != null)
                 .forEach(listener -> peers.merge(listener.queuePairPrototype(), listener.maxConnections(), Integer::sum));
-        services.forEach(service -> peers.merge(service.queuePairPrototype(), service.maxInstances(), Integer::sum));
+        services.stream().filter(service -> service.queuePairPrototype() != null)
+                .forEach(service -> peers.merge(service.queuePairPrototype(), service.maxInstances(), Integer::sum));
         return peers;
     }
 }

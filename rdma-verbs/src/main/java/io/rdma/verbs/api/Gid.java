@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -77,6 +78,13 @@ public final class Gid {
         return Arrays.equals(raw, ZERO.raw);
     }
 
+    /** The IPv4 address of an IPv4-mapped GID in dotted form ({@code 10.77.0.1}); empty when it is not IPv4-mapped. */
+    public Optional<String> ipv4Address() {
+        long ipv4 = ipv4();
+        return ipv4 < 0 ? Optional.empty() : Optional.of((ipv4 >>> 24) + "." + ((ipv4 >>> 16) & 0xff) + "."
+                + ((ipv4 >>> 8) & 0xff) + "." + (ipv4 & 0xff));
+    }
+
     /** The IPv4 address of an IPv4-mapped GID, as an int; -1 when the GID is not IPv4-mapped. */
     public long ipv4() {
         for (int i = 0; i < 10; i++) {
@@ -106,10 +114,9 @@ public final class Gid {
      */
     @Override
     public String toString() {
-        long ipv4 = ipv4();
-        if (ipv4 >= 0) {
-            return "::ffff:" + (ipv4 >>> 24) + "." + ((ipv4 >>> 16) & 0xff) + "." + ((ipv4 >>> 8) & 0xff) + "."
-                    + (ipv4 & 0xff);
+        Optional<String> ipv4 = ipv4Address();
+        if (ipv4.isPresent()) {
+            return "::ffff:" + ipv4.get();
         }
         try {
             return Inet6Address.getByAddress(null, raw, -1).getHostAddress().replaceAll("(^|:)0(:0)+(:|$)", "::");

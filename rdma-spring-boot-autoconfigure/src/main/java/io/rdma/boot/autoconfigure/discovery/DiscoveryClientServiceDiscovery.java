@@ -36,8 +36,7 @@ final class DiscoveryClientServiceDiscovery implements RdmaServiceDiscovery {
         for (ServiceInstance instance : discoveryClient.getObject().getInstances(service)) {
             Map<String, String> metadata = instance.getMetadata();
             String port = metadata.get(RdmaListenerMetadata.key(listener, "port"));
-            String id = instance.getInstanceId() != null ? instance.getInstanceId()
-                    : instance.getHost() + ":" + instance.getPort();
+            String id = instanceId(instance);
             if (port == null) {
                 logger.debug("Instance '" + id + "' of service '" + service + "' advertises no RDMA listener '"
                         + listener + "' (" + RdmaListenerMetadata.key(listener, "port") + ")");
@@ -52,5 +51,10 @@ final class DiscoveryClientServiceDiscovery implements RdmaServiceDiscovery {
             }
         }
         return endpoints;
+    }
+
+    /** The instance's id in the registry, or its host:port where the registry gives none. */
+    static String instanceId(ServiceInstance instance) {
+        return instance.getInstanceId() != null ? instance.getInstanceId() : instance.getHost() + ":" + instance.getPort();
     }
 }

@@ -13,8 +13,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
 import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
+import org.springframework.cloud.client.serviceregistry.Registration;
+import org.springframework.cloud.zookeeper.discovery.ZookeeperDiscoveryProperties;
+import org.springframework.cloud.zookeeper.serviceregistry.ZookeeperRegistration;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Spring Cloud service discovery for RDMA, where Spring Cloud Commons is on the class path: the
@@ -41,8 +45,30 @@ public final class RdmaDiscoveryAutoConfiguration {
 
     @Bean
     ApplicationListener<InstancePreRegisteredEvent> rdmaListenerAdvertisement(RdmaResources resources,
-                                                                              ObjectProvider<RdmaConnections> connections) {
-        return registering -> connections.ifAvailable(declared -> registering.getRegistration().getMetadata()
-                .putAll(RdmaListenerMetadata.of(declared, resources.connections().listeners())));
+                                                                              ObjectProvider<RdmaConnections> connections,
+                                                                              ObjectProvider<RegistrationMetadata> metadata) {
+        RegistrationMetadata writable = metadata.getIfAvailable(() -> Registration::getMetadata);
+        return registering -> connections.ifAvailable(declared -> RdmaListenerMetadata.advertise(
+                RdmaListenerMetadata.of(declared, resources), registering.getRegistration(), writable));
+    }
+
+    /**
+     * Spring Cloud Zookeeper builds its registration only as it registers, from its discovery
+     * properties' metadata map, which becomes the instance's: until then the registration's own
+     * metadata is an empty map that cannot be written.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ZookeeperRegistration.class)
+    static final class ZookeeperRegistrationMetadata {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RegistrationMetadata zookeeperRegistrationMetadata(ObjectProvider<ZookeeperDiscoveryProperties> properties) {
+            return registration -> {
+                ZookeeperDiscoveryProperties zookeeper = properties.getIfAvailable();
+                return registration instanceof ZookeeperRegistration && zookeeper != null ? zookeeper.getMetadata()
+                        : registration.getMetadata();
+            };
+        }
     }
 }

@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
 final class ConnectionPlanReader {
 
     static final String PROPERTY = RdmaProperties.PREFIX + ".connections";
+    /** Instances a connection to every instance of a service connects at once when max-instances is unset. */
+    private static final int DEFAULT_MAX_INSTANCES = 8;
 
     private ConnectionPlanReader() {
     }
@@ -55,7 +57,11 @@ final class ConnectionPlanReader {
         connections.getOutbound().forEach((name, connection) -> {
             String property = PROPERTY + ".outbound." + name;
             if (connection.getService() != null) {
-                services.add(service(name, property, connection, prototypes, deviceOf));
+                ServicePlan plan = service(name, property, connection, qps, prototypes, deviceOf);
+                if (plan.queuePair() != null) {
+                    claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
+                }
+                services.add(plan);
             } else {
                 OutboundPlan plan = outbound(name, property, connection, qps, deviceOf);
                 claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
@@ -65,15 +71,17 @@ final class ConnectionPlanReader {
         return new ConnectionPlan(List.copyOf(listeners), List.copyOf(outbound), List.copyOf(services));
     }
 
-    /** A connection to every instance of a discovered service, on queue pairs of a prototype. */
+    /**
+     * A connection to the instances of a discovered service: to every one, on queue pairs of a
+     * prototype, or to one at a time, on a declared queue pair.
+     */
     private static ServicePlan service(String name, String property, RdmaProperties.OutboundConnection connection,
-                                       Map<String, QueuePairPlan> prototypes, Map<String, String> deviceOf) {
-        if (connection.getHost() != null || connection.getQueuePair() != null) {
+                                       Map<String, QueuePairPlan> qps, Map<String, QueuePairPlan> prototypes,
+                                       Map<String, String> deviceOf) {
+        if (connection.getHost() != null) {
             throw new InvalidRdmaConfigurationException(property + ".service", "a connection to a service finds its"
-                    + " instances through the discovery client and gives each a queue pair of its prototype, so it"
-                    + " names no " + (connection.getHost() != null ? "host" : "queue-pair"),
-                    "Remove " + (connection.getHost() != null ? "host" : "queue-pair") + " (and set"
-                            + " queue-pair-prototype), or remove service to connect one queue pair to one host.");
+                    + " instances' addresses through the discovery client, so it names no host",
+                    "Remove host, or remove service to connect one queue pair to one host.");
         }
         String service = connection.getService().trim();
         if (service.isEmpty()) {
@@ -85,15 +93,41 @@ final class ConnectionPlanReader {
                     + " metadata says where to connect", "Set the name of the RDMA listener the service's instances"
                     + " declare (rdma.connections.listeners.<name>); they advertise it as rdma.listener.<name>.port.");
         }
-        String prototype = connectable(connection.getQueuePairPrototype(), property + ".queue-pair-prototype",
-                prototypes, "queue pair prototype", "queue-pair-prototypes of a protection domain");
-        CheckedResourcePlan.positive(connection.getMaxInstances(), property + ".max-instances");
         positive(connection.getRefreshInterval(), property + ".refresh-interval");
         checkAttempts(property, connection);
+        String qp = null;
+        String prototype = null;
+        int maxInstances = 1;
+        if (connection.getQueuePair() != null) {
+            if (connection.getQueuePairPrototype() != null || connection.getMaxInstances() != null) {
+                String key = connection.getQueuePairPrototype() != null ? "queue-pair-prototype" : "max-instances";
+                throw new InvalidRdmaConfigurationException(property + "." + key, "the connection names queue-pair,"
+                        + " so it connects one instance of the service at a time, on that declared queue pair, and "
+                        + key + " belongs to a connection to every instance, each on a queue pair of the prototype",
+                        "Remove " + key + " to connect one instance at a time (chosen by Spring Cloud LoadBalancer"
+                                + " where present), or replace queue-pair with queue-pair-prototype to connect every"
+                                + " instance.");
+            }
+            qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+                    "queue-pairs of a protection domain");
+        } else {
+            if (connection.getQueuePairPrototype() == null) {
+                throw new InvalidRdmaConfigurationException(property + ".queue-pair-prototype", "a connection to a"
+                        + " service runs on queue pairs of a prototype (every instance, each on its own) or on one"
+                        + " declared queue pair (one instance at a time), and this one names neither",
+                        "Set queue-pair-prototype to connect every instance, or queue-pair to connect one instance"
+                                + " at a time (chosen by Spring Cloud LoadBalancer where present).");
+            }
+            prototype = connectable(connection.getQueuePairPrototype(), property + ".queue-pair-prototype",
+                    prototypes, "queue pair prototype", "queue-pair-prototypes of a protection domain");
+            maxInstances = connection.getMaxInstances() != null ? connection.getMaxInstances() : DEFAULT_MAX_INSTANCES;
+            CheckedResourcePlan.positive(maxInstances, property + ".max-instances");
+        }
         RdmaProperties.Backoff backoff = connection.getBackoff();
-        return new ServicePlan(name, property, deviceOf.get(prototype), service, connection.getListener().trim(),
-                prototype, connection.getMaxInstances(), connection.getRefreshInterval(), connection.getTimeout(),
-                connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(), backoff.getMax());
+        return new ServicePlan(name, property, deviceOf.get(qp != null ? qp : prototype), service,
+                connection.getListener().trim(), qp, prototype, maxInstances, connection.getRefreshInterval(),
+                connection.getTimeout(), connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(),
+                backoff.getMax());
     }
 
     private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
@@ -126,11 +160,13 @@ final class ConnectionPlanReader {
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
                                          Map<String, QueuePairPlan> qps, Map<String, String> deviceOf) {
-        if (connection.getListener() != null || connection.getQueuePairPrototype() != null) {
-            String key = connection.getListener() != null ? "listener" : "queue-pair-prototype";
+        if (connection.getListener() != null || connection.getQueuePairPrototype() != null
+                || connection.getMaxInstances() != null) {
+            String key = connection.getListener() != null ? "listener"
+                    : connection.getQueuePairPrototype() != null ? "queue-pair-prototype" : "max-instances";
             throw new InvalidRdmaConfigurationException(property + "." + key, key + " belongs to a connection to a"
-                    + " discovered service, and this one names no service", "Set service (and remove host and"
-                    + " queue-pair), or remove " + key + ".");
+                    + " discovered service, and this one names no service", "Set service (and remove host), or"
+                    + " remove " + key + ".");
         }
         String qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                 "queue-pairs of a protection domain");

@@ -43,7 +43,8 @@ final class DeviceLimits {
                 .filter(listener -> listener.device().equals(device.name()) && listener.queuePairPrototype() != null)
                 .forEach(listener -> prototypePeers.add(new PrototypePeers(listener.name(),
                         listener.property() + ".max-connections", listener.maxConnections())));
-        connections.services().stream().filter(service -> service.device().equals(device.name()))
+        connections.services().stream()
+                .filter(service -> service.device().equals(device.name()) && service.queuePairPrototype() != null)
                 .forEach(service -> prototypePeers.add(new PrototypePeers(service.name(),
                         service.property() + ".max-instances", service.maxInstances())));
         this.context = context;

@@ -150,12 +150,14 @@ final class ResourceDeclarations {
         List<DevicePlan> pinning = devices.stream().filter(plan -> plan.pinnedBytes() > 0).toList();
         String pinningProperty = (pinning.size() == 1 ? pinning.getFirst().property() : RdmaProperties.PREFIX
                 + ".devices.*") + ".protection-domains.*.memory-pools";
-        String connectionProperty = Stream.concat(
+        String connectionProperty = Stream.of(
                         connections.listeners().stream().filter(listener -> listener.device().equals(device.name()))
                                 .map(ConnectionPlan.ListenerPlan::property),
                         connections.outbound().stream().filter(outbound -> outbound.device().equals(device.name()))
-                                .map(ConnectionPlan.OutboundPlan::property))
-                .findFirst().orElse(null);
+                                .map(ConnectionPlan.OutboundPlan::property),
+                        connections.services().stream().filter(service -> service.device().equals(device.name()))
+                                .map(ConnectionPlan.ServicePlan::property))
+                .flatMap(properties -> properties).findFirst().orElse(null);
         return new HostRequirements(device.property(), devices.stream().mapToLong(DevicePlan::pinnedBytes).sum(),
                 pinningProperty, connectionProperty);
     }

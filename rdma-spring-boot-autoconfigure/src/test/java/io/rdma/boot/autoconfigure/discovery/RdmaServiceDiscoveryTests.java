@@ -13,7 +13,10 @@ import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.listener.RdmaListener;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
 
@@ -56,10 +59,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RdmaServiceDiscoveryTests {
 
-    private static final String SERVICE = "kv-store";
+    static final String SERVICE = "kv-store";
     /** The declaration's refresh interval: 1 s, longer where a handshake takes seconds (under emulation). */
-    private static final Duration REFRESH = Duration.parse("PT" + System.getProperty("rdma-test.refresh-interval", "1s"));
-    private static final long WAIT_SECONDS = 30;
+    static final Duration REFRESH = Duration.parse("PT" + System.getProperty("rdma-test.refresh-interval", "1s"));
+    static final long WAIT_SECONDS = 30;
 
     private static ApplicationContextRunner runner() {
         return RdmaContextRunners.runner("service-instances").withConfiguration(AutoConfigurations.of(
@@ -198,17 +201,30 @@ class RdmaServiceDiscoveryTests {
                 });
     }
 
-    /** At registration, the instance's metadata gets each listener's port and device. */
+    /**
+     * At registration, the instance's metadata gets each listener's port, device, GID and address:
+     * bound to 0.0.0.0, the address is the IPv4 of a RoCE GID of the device's port, the address a
+     * client's rdma_cm resolves to that device, whatever address the registry knows the host by.
+     */
     @Test
     void theRegistrationAdvertisesTheListeners() {
         runner().run(context -> {
             Registration registration = new TestRegistration();
             context.publishEvent(new InstancePreRegisteredEvent(this, registration));
-            assertThat(registration.getMetadata())
+            Map<String, String> metadata = registration.getMetadata();
+            assertThat(metadata)
                     .containsEntry(RdmaListenerMetadata.key("instance-a", "port"), "7481")
                     .containsEntry(RdmaListenerMetadata.key("instance-b", "port"), "7482")
-                    .containsEntry(RdmaListenerMetadata.key("instance-a", "device"), RdmaContextRunners.DEVICE)
-                    .doesNotContainKey(RdmaListenerMetadata.key("instance-a", "address")); // 0.0.0.0: the host's
+                    .containsEntry(RdmaListenerMetadata.key("instance-a", "device"), RdmaContextRunners.DEVICE);
+            RdmaResources resources = context.getBean(RdmaResources.class);
+            DeviceContext device = (DeviceContext) resources.resource(RdmaContextRunners.DEVICE).orElseThrow().resource();
+            int port = resources.configuredPorts(RdmaContextRunners.DEVICE).getFirst();
+            List<String> ipv4Gids = device.queryGidTable(port).stream().filter(GidEntry::isIpv4)
+                    .map(entry -> entry.gid().ipv4Address().orElseThrow()).toList();
+            assertThat(ipv4Gids).as("IPv4 GIDs of the port").isNotEmpty()
+                    .contains(metadata.get(RdmaListenerMetadata.key("instance-a", "address")));
+            assertThat(metadata.get(RdmaListenerMetadata.key("instance-a", "gid")))
+                    .isEqualTo("::ffff:" + metadata.get(RdmaListenerMetadata.key("instance-a", "address")));
         });
     }
 
@@ -245,7 +261,7 @@ class RdmaServiceDiscoveryTests {
                 });
     }
 
-    private static InvalidRdmaConfigurationException invalid(Throwable startupFailure) {
+    static InvalidRdmaConfigurationException invalid(Throwable startupFailure) {
         for (Throwable cause = startupFailure; cause != null; cause = cause.getCause()) {
             if (cause instanceof InvalidRdmaConfigurationException invalid) {
                 return invalid;
@@ -254,15 +270,15 @@ class RdmaServiceDiscoveryTests {
         throw new AssertionError("the start failed otherwise", startupFailure);
     }
 
-    private static long connected(RdmaConnections connections) {
+    static long connected(RdmaConnections connections) {
         return connections.services().getFirst().connected();
     }
 
-    private static byte[] bytes(String text) {
+    static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    static void await(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -1,0 +1,121 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.QueuePair;
+
+import java.util.List;
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outbound connection to one instance of a discovered service at a time, on a declared queue
+ * pair ({@code service} with {@code queue-pair}): the {@link RdmaInstanceChooser} picks an
+ * instance among those listed and the queue pair is connected to it, with the connection's
+ * retries and backoff when it fails, for as long as that instance stays listed. When it leaves
+ * (or moves to another address) the connection is retired (closed, its observers told) and, once
+ * no attempt uses the queue pair any more, an instance is chosen again among those then listed;
+ * the queue pair is a declared bean, so it is reset and connected anew, never closed. While none
+ * is listed the connection waits.
+ *
+ * <p>Only the hub's refresh thread chooses and connects, so one connection at most uses the
+ * queue pair; a retirement that an attempt under way delays ends on that attempt's thread, and
+ * asks the refresh thread to read the service again.
+ */
+final class ChosenInstanceConnection extends ServiceConnection {
+
+    private static final Log logger = LogFactory.getLog(ChosenInstanceConnection.class);
+
+    /** The chosen instance and the connection to it. */
+    private record Chosen(ServiceInstanceEndpoint endpoint, OutboundConnection connection) {
+    }
+
+    private final RdmaInstanceChooser chooser;
+    private final String queuePair;
+    private final QueuePair qp;
+    private final @Nullable String memoryPool;
+    private volatile @Nullable Chosen chosen;
+    /** A departed instance's connection is being retired: the queue pair is not free yet. */
+    private volatile boolean retiring;
+
+    ChosenInstanceConnection(ServicePlan plan, String queuePair, QueuePair qp, @Nullable String memoryPool,
+                             RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser, ConnectionManager manager,
+                             LoopbackRoute route, RdmaConnections hub) {
+        super(plan, discovery, manager, route, hub);
+        this.chooser = chooser;
+        this.queuePair = queuePair;
+        this.qp = qp;
+        this.memoryPool = memoryPool;
+    }
+
+    @Override
+    void follow(Map<String, ServiceInstanceEndpoint> listed) {
+        Chosen current = chosen;
+        if (current != null) {
+            if (!current.endpoint().equals(listed.get(current.endpoint().instanceId()))) {
+                depart(current);
+            }
+            lastFailure = null;
+            return;
+        }
+        if (retiring || listed.isEmpty()) {
+            lastFailure = null;
+            return;
+        }
+        ServiceInstanceEndpoint endpoint;
+        try {
+            endpoint = chooser.choose(plan.service(), List.copyOf(listed.values()));
+        } catch (RuntimeException e) {
+            lastFailure = "the instance chooser failed: " + e.getMessage();
+            logger.warn("RDMA connection '" + plan.name() + "': no instance of service '" + plan.service()
+                    + "' could be chosen; the next read of its instances tries again", e);
+            return;
+        }
+        lastFailure = null;
+        connect(endpoint);
+    }
+
+    private void connect(ServiceInstanceEndpoint endpoint) {
+        OutboundConnection connection = connectionTo(endpoint, queuePair, queuePair, qp, memoryPool);
+        hub.watch(qp, connection::failed);
+        chosen = new Chosen(endpoint, connection);
+        logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
+                + plan.service() + "' chosen (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '"
+                + queuePair + "')");
+        connection.connectInBackground();
+    }
+
+    /**
+     * The chosen instance left: its connection is retired, at once or when the attempt under way
+     * ends, and then the service is read again to choose another.
+     */
+    private void depart(Chosen departed) {
+        logger.info("RDMA connection '" + plan.name() + "': chosen instance '" + departed.endpoint().instanceId()
+                + "' left service '" + plan.service() + "'; its connection is closed, and queue pair '" + queuePair
+                + "' goes to an instance chosen among those listed");
+        retiring = true;
+        chosen = null;
+        departed.connection().retire(() -> {
+            retiring = false;
+            hub.refreshSoon(this);
+        });
+    }
+
+    /** The connection goes; the queue pair, a declared bean, stays for Spring to destroy. */
+    @Override
+    void close() {
+        Chosen current = chosen;
+        if (current != null) {
+            current.connection().close();
+        }
+    }
+
+    @Override
+    List<RdmaConnections.OutboundStatus> instances() {
+        Chosen current = chosen;
+        return current == null ? List.of() : List.of(current.connection().status());
+    }
+}

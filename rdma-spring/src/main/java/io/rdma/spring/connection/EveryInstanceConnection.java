@@ -1,0 +1,124 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
+import io.rdma.spring.resource.RdmaResources;
+import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.QueuePair;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The outbound connections to every instance of a discovered service ({@code service} with
+ * {@code queue-pair-prototype}): each new instance (up to {@code max-instances}) gets a queue pair
+ * of the prototype and an {@link OutboundConnection} that connects in the background, and the
+ * connection of each instance that left (or moved to another address) is retired: its connection
+ * closes and then its queue pair, in libibverbs' order. Each instance's queue pair is named
+ * {@code <connection>@<instance id>}, the name the {@code RdmaTemplate} sends on.
+ */
+final class EveryInstanceConnection extends ServiceConnection {
+
+    private static final Log logger = LogFactory.getLog(EveryInstanceConnection.class);
+
+    /** An instance's connection, on a queue pair of its own. */
+    private record Member(ServiceInstanceEndpoint endpoint, String name, QueuePair queuePair,
+                          OutboundConnection connection) {
+    }
+
+    private final RdmaResources resources;
+    private final String prototype;
+    private final Map<String, Member> members = new LinkedHashMap<>();
+
+    EveryInstanceConnection(ServicePlan plan, String prototype, RdmaServiceDiscovery discovery,
+                            ConnectionManager manager, LoopbackRoute route, RdmaResources resources,
+                            RdmaConnections hub) {
+        super(plan, discovery, manager, route, hub);
+        this.prototype = prototype;
+        this.resources = resources;
+    }
+
+    @Override
+    synchronized void follow(Map<String, ServiceInstanceEndpoint> listed) {
+        List<Member> leaving = new ArrayList<>();
+        members.values().removeIf(member -> {
+            boolean left = !member.endpoint().equals(listed.get(member.endpoint().instanceId()));
+            if (left) {
+                leaving.add(member);
+            }
+            return left;
+        });
+        leaving.forEach(member -> {
+            try {
+                retire(member);
+            } catch (RuntimeException e) {
+                // and on: a failure here must not stop this or later refreshes
+                logger.warn("RDMA connection '" + plan.name() + "': closing the connection of departed instance '"
+                        + member.endpoint().instanceId() + "' failed", e);
+            }
+        });
+        String failure = null;
+        for (ServiceInstanceEndpoint endpoint : listed.values()) {
+            if (members.containsKey(endpoint.instanceId())) {
+                continue;
+            }
+            if (members.size() >= plan.maxInstances()) {
+                failure = listed.size() + " instances, of which max-instances (" + plan.maxInstances()
+                        + ") are connected";
+                break;
+            }
+            try {
+                join(endpoint);
+            } catch (RuntimeException e) {
+                failure = "no queue pair for instance '" + endpoint.instanceId() + "': " + e.getMessage();
+                logger.warn("RDMA connection '" + plan.name() + "': " + failure, e);
+            }
+        }
+        lastFailure = failure;
+    }
+
+    private void join(ServiceInstanceEndpoint endpoint) {
+        String name = plan.name() + "@" + endpoint.instanceId();
+        QueuePair qp = resources.createQueuePair(prototype);
+        String pool = resources.queuePairAddress(prototype).memoryPool();
+        OutboundConnection connection = connectionTo(endpoint, name, plan.name(), qp, pool);
+        try {
+            hub.adopt(name, qp, pool, prototype);
+            hub.watch(qp, connection::failed);
+        } catch (RuntimeException e) {
+            hub.unwatch(qp);
+            hub.abandon(name, qp);
+            throw e;
+        }
+        members.put(endpoint.instanceId(), new Member(endpoint, name, qp, connection));
+        logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
+                + plan.service() + "' joined (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '" + name + "')");
+        connection.connectInBackground();
+    }
+
+    private void retire(Member member) {
+        logger.info("RDMA connection '" + plan.name() + "': instance '" + member.endpoint().instanceId()
+                + "' left service '" + plan.service() + "'; its connection and queue pair '" + member.name()
+                + "' are closed");
+        member.connection().retire(() -> {
+            hub.unwatch(member.queuePair());
+            hub.abandon(member.name(), member.queuePair());
+        });
+    }
+
+    /** Every member's connection, then its queue pair. */
+    @Override
+    synchronized void close() {
+        members.values().forEach(this::retire);
+        members.clear();
+    }
+
+    @Override
+    synchronized List<RdmaConnections.OutboundStatus> instances() {
+        return members.values().stream().map(member -> member.connection().status()).toList();
+    }
+}
