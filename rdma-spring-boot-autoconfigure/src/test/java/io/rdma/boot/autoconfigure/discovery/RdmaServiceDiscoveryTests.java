@@ -11,6 +11,7 @@ import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.resource.RdmaResources;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.client.discovery.simple.InstanceProperties;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
@@ -236,6 +238,29 @@ class RdmaServiceDiscoveryTests {
             assertThat(failure.property()).isEqualTo("rdma.connections.outbound.kv.service");
             assertThat(failure.action()).contains("discovery client");
         });
+    }
+
+    /**
+     * Without Spring Cloud Commons on the class path nothing of discovery applies: an application
+     * whose connections name hosts starts as before, and one that names a service fails the start
+     * naming the property.
+     */
+    @Test
+    void withoutSpringCloudCommonsNothingOfDiscoveryApplies() {
+        FilteredClassLoader withoutSpringCloud = new FilteredClassLoader("org.springframework.cloud");
+        RdmaContextRunners.runner("connected").withClassLoader(withoutSpringCloud)
+                .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
+                        RdmaLoadBalancerAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(RdmaServiceDiscovery.class)
+                            .doesNotHaveBean(RegistrationMetadata.class);
+                    assertThat(context.getBean(RdmaConnections.class).services()).isEmpty();
+                });
+        RdmaContextRunners.runner("service-instances").withClassLoader(withoutSpringCloud)
+                .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
+                        RdmaLoadBalancerAutoConfiguration.class))
+                .withUserConfiguration(Instances.class).run(context -> assertThat(
+                        invalid(context.getStartupFailure()).property()).isEqualTo("rdma.connections.outbound.kv.service"));
     }
 
     /** A service's connection names no host or queue pair of its own. */
