@@ -133,7 +133,8 @@ class ThreeInstancesOverZooKeeperTests {
             RdmaConnections connections = context.getBean(RdmaConnections.class);
             await(() -> connections.services().stream().filter(service -> CONNECTIONS.containsKey(service.name()))
                             .filter(service -> service.known() == instances
-                                    && service.connected() == connectedOf(service.name(), instances))
+                                    && service.connected() == connectedOf(service.name(), instances)
+                                    && connections.group(service.name()).all().size() == service.connected())
                             .count() == CONNECTIONS.size(),
                     "every connection of an instance connected to " + instances + " instances: "
                             + connections.services());

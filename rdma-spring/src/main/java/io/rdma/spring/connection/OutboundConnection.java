@@ -182,8 +182,6 @@ final class OutboundConnection {
         }
         connection = established;
         lastFailure = null;
-        // usable by name (and in its service's group) before anyone hears it is UP
-        hub.connected(view());
         moveTo(ConnectionState.UP);
         // on the provider's event thread; a disconnect of a connection already replaced is old news
         established.onPeerDisconnect(gone -> {
@@ -193,6 +191,7 @@ final class OutboundConnection {
         });
         logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
                 + target());
+        hub.connected(view());
     }
 
     /** Publishes the change, once per change: a round of failed attempts moves to DOWN at each attempt. */

@@ -98,7 +98,8 @@ class OneInstanceServiceConnectionTests {
             Instances instances = context.getBean(Instances.class);
             QueuePair declared = context.getBean(QUEUE_PAIR, QueuePair.class);
             ServiceGroup kv = connections.group("kv");
-            await(() -> connected(connections) == 1, "one instance connected");
+            // the group has the queue pair once its observers were told, just after the connection said UP
+            await(() -> connected(connections) == 1 && !kv.all().isEmpty(), "one instance connected");
             RdmaConnections.ServiceStatus status = connections.services().getFirst();
             assertThat(status.known()).isEqualTo(2);
             assertThat(status.instances()).singleElement().satisfies(instance -> {
@@ -118,8 +119,8 @@ class OneInstanceServiceConnectionTests {
             list(context, instance -> instance.getInstanceId().equals(other));
             long left = System.nanoTime();
             context.publishEvent(new HeartbeatEvent(this, "changed"));
-            await(() -> connected(connections) == 1 && chosenInstance(connections).equals(other),
-                    "instance " + other + " connected instead");
+            await(() -> connected(connections) == 1 && chosenInstance(connections).equals(other)
+                    && !kv.all().isEmpty(), "instance " + other + " connected instead");
             assertThat(Duration.ofNanos(System.nanoTime() - left)).isLessThan(REFRESH.multipliedBy(2));
             assertThat(connections.services().getFirst().instances()).singleElement()
                     .extracting(RdmaConnections.OutboundStatus::queuePair).isEqualTo(QUEUE_PAIR);
@@ -168,7 +169,7 @@ class OneInstanceServiceConnectionTests {
 
             context.getBean(SimpleDiscoveryProperties.class).getInstances().put(SERVICE, listed);
             context.publishEvent(new HeartbeatEvent(this, "changed"));
-            await(() -> connected(connections) == 1, "an instance connected again");
+            await(() -> connected(connections) == 1 && !kv.all().isEmpty(), "an instance connected again");
             assertThat(kv.any()).isEqualTo(QUEUE_PAIR);
         });
     }
