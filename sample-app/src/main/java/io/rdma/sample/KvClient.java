@@ -8,6 +8,7 @@ import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.template.RdmaTemplate;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -162,8 +163,9 @@ class KvClient {
     @EventListener(condition = "#event.name().startsWith('kv-client@')")
     void connectionChanged(RdmaConnectionStateChangedEvent event) {
         layouts.remove(event.queuePair());
-        layouts.keySet().retainAll(instances.all());
-        replies.keySet().retainAll(instances.all());
+        List<String> connected = instances.all();
+        layouts.keySet().retainAll(connected);
+        replies.keySet().retainAll(connected);
     }
 
     /** The layout, or a write's acknowledgement; each carries its request's immediate data. */

@@ -85,12 +85,10 @@ final class LoopbackRoute {
     }
 
     private static InetAddress ipv4(GidEntry entry) {
-        long ip = entry.gid().ipv4();
-        byte[] bytes = {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8), (byte) ip};
         try {
-            return InetAddress.getByAddress(bytes);
+            return InetAddress.getByName(entry.gid().ipv4Address().orElseThrow()); // a literal: nothing is looked up
         } catch (UnknownHostException e) {
-            throw new IllegalStateException("four bytes are an IPv4 address", e);
+            throw new IllegalStateException("a dotted IPv4 address is an address", e);
         }
     }
 

@@ -204,8 +204,7 @@ final class SimulatedConnectionManager {
     }
 
     private static String ipv4Of(SimulatedPort port) {
-        long ip = port.gids().get(1).ipv4();
-        return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
+        return port.gids().get(1).ipv4Address().orElseThrow();
     }
 
     private record Request(SimulatedQp clientQp, SimulatedPort clientPort, int psn, byte[] privateData,
