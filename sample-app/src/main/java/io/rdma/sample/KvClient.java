@@ -3,9 +3,7 @@ package io.rdma.sample;
 import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.ServiceGroup;
-import io.rdma.spring.listener.RdmaListener;
-import io.rdma.spring.listener.ReceivedMessage;
-import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.RdmaOperations;
 
 import java.time.Duration;
 import java.util.List;
@@ -29,27 +27,27 @@ import org.springframework.stereotype.Component;
  * instances share the keys between them; when one leaves, its keys are gone (the store is a
  * cache: nothing is copied) and keys that mapped to it map to the others. A GET is one RDMA READ of
  * the key's bucket, a PUT or DELETE locks the bucket with an RDMA compare-and-swap on its lock
- * word, writes the slot with RDMA WRITE with immediate (the immediate names the slot for the
- * server), waits for the server's acknowledgement and unlocks with another compare-and-swap. A
+ * word, writes the slot with an RDMA WRITE, tells the server which slot it wrote and waits for its
+ * acknowledgement (a request/reply, {@link KvControl}), and unlocks with another compare-and-swap. A
  * READ that overlaps a write sees a slot whose checksum does not match and is read again; a lock
  * taken by someone else, or a bucket changed since it was read (its lock word moved on), makes a
  * writer read again. Each call gives up after {@code sample.kv.timeout} (5 s) with a
- * {@link TimeoutException}. The methods block: call them from virtual threads.
+ * {@link TimeoutException}; giving up withdraws the operation it waited for, and one already posted
+ * is waited for to its end, so that a compare-and-swap never takes a lock for a caller that is
+ * gone; an unlock is never given up. The methods block: call them from virtual threads.
  */
 @Component
 class KvClient {
 
     private static final String CONNECTION = "kv-client";
-    private static final byte[] LAYOUT_REQUEST = {'L'};
 
-    private final RdmaTemplate rdma;
+    private final RdmaOperations rdma;
     private final ServiceGroup instances;
     private final Duration timeout;
-    /** Per instance's queue pair: its store's layout, and the replies awaited from it (their ids are its slot numbers). */
+    /** Per instance's queue pair: its store's layout. */
     private final Map<String, KvStoreLayout> layouts = new ConcurrentHashMap<>();
-    private final Map<String, PendingReplies<byte[]>> replies = new ConcurrentHashMap<>();
 
-    KvClient(RdmaTemplate rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout) {
+    KvClient(RdmaOperations rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout) {
         this.rdma = rdma;
         this.instances = connections.group(CONNECTION);
         this.timeout = timeout;
@@ -109,11 +107,12 @@ class KvClient {
                 if (compareAndSwap(instance, store, bucket, read.lockWord(), read.lockWord() + 1, deadline)) {
                     try {
                         int number = store.slotNumber(bucket, slot);
-                        await(replies(instance).call(number,
-                                () -> rdma.write(instance, image, store.slot(bucket, slot), number)), deadline);
+                        // RC delivers the notice after the write, so the server reads the new bytes
+                        rdma.write(instance, image, store.slot(bucket, slot));
+                        await(rdma.sendAndReceive(instance, new KvControl.SlotWritten(number).encode(), remaining(deadline)),
+                                deadline);
                     } finally {
-                        // a deadline of its own: a PUT that ran out of time must still let go of the bucket
-                        compareAndSwap(instance, store, bucket, read.lockWord() + 1, read.lockWord() + 2, deadline());
+                        unlock(instance, store, bucket, read.lockWord() + 1);
                     }
                     return true;
                 }
@@ -126,6 +125,18 @@ class KvClient {
     private @Nullable KvBucket read(String instance, KvStoreLayout store, int bucket, long deadline)
             throws TimeoutException, InterruptedException {
         return KvBucket.decode(await(rdma.read(instance, store.bucket(bucket), store.bucketSize()), deadline), store);
+    }
+
+    /**
+     * Lets go of the bucket locked at {@code lockedWord}: waited for to its end, however long the
+     * send queue makes it wait, as giving up would leave the bucket locked for good.
+     */
+    private void unlock(String instance, KvStoreLayout store, int bucket, long lockedWord) throws InterruptedException {
+        try {
+            rdma.compareAndSwap(instance, store.lockWord(bucket), lockedWord, lockedWord + 1).get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+        }
     }
 
     /** Whether the lock word was {@code expected} and is now {@code desired}. */
@@ -147,16 +158,13 @@ class KvClient {
         synchronized (this) {
             KvStoreLayout layout = layouts.get(instance);
             if (layout == null) {
-                layout = KvStoreLayout.decode(await(replies(instance).call(KvStoreLayout.REQUEST,
-                        () -> rdma.send(instance, LAYOUT_REQUEST, KvStoreLayout.REQUEST)), deadline()));
+                long deadline = deadline();
+                layout = KvStoreLayout.decode(await(rdma.sendAndReceive(instance, new KvControl.LayoutRequest().encode(),
+                        remaining(deadline)), deadline));
                 layouts.put(instance, layout);
             }
             return layout;
         }
-    }
-
-    private PendingReplies<byte[]> replies(String instance) {
-        return replies.computeIfAbsent(instance, any -> new PendingReplies<>(timeout));
     }
 
     /** A (re)connected instance may be a restarted server; one no longer connected is forgotten. */
@@ -165,16 +173,6 @@ class KvClient {
         layouts.remove(event.queuePair());
         List<String> connected = instances.all();
         layouts.keySet().retainAll(connected);
-        replies.keySet().retainAll(connected);
-    }
-
-    /** The layout, or a write's acknowledgement; each carries its request's immediate data. */
-    @RdmaListener(serviceConnection = CONNECTION)
-    void reply(ReceivedMessage message) {
-        PendingReplies<byte[]> awaited = replies.get(message.queuePair());
-        if (awaited != null) {
-            awaited.complete(message.immediateData(), message.payload());
-        }
     }
 
     private long deadline() {
@@ -189,9 +187,25 @@ class KvClient {
         Thread.sleep(ThreadLocalRandom.current().nextInt(1 + Math.min(attempt, 10)));
     }
 
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+    }
+
+    /**
+     * The operation's outcome, or a {@link TimeoutException} at {@code deadline}, having withdrawn
+     * the operation: cancelled while it waited for room, it is never posted; already posted
+     * ({@code cancel} false), its outcome is waited for, as it will take effect anyway.
+     */
     private static <T> T await(CompletableFuture<T> operation, long deadline) throws TimeoutException, InterruptedException {
         try {
-            return operation.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            try {
+                return operation.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (operation.cancel(false)) {
+                    throw e;
+                }
+                return operation.get();
+            }
         } catch (ExecutionException e) {
             switch (e.getCause()) {
                 case TimeoutException timedOut -> throw timedOut;

@@ -1,7 +1,6 @@
 package io.rdma.sample;
 
 import io.rdma.spring.listener.RdmaListener;
-import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.RemoteBuffer;
 
@@ -20,17 +19,17 @@ import org.springframework.stereotype.Component;
 /**
  * The key-value store's server: owns the {@code kv-store} memory pool, registered for remote
  * read, write and atomics, whose buffers are the store's buckets ({@link KvStoreLayout}). Clients
- * read and write it with one-sided verbs; the server's CPU takes part only in two messages of the
- * {@code kv} listener's peers: a request for the layout (answered with it), and the immediate
- * data of each write, which names the slot written. For those the server reads the slot in its
- * own memory, keeps its index of which key is where up to date, and acknowledges, so that a
- * client's PUT returns only once the server has seen the new bytes in its memory.
+ * read and write it with one-sided verbs; the server's CPU takes part only in two requests of the
+ * {@code kv} listener's peers ({@link KvControl}): the layout (answered with it), and "slot written",
+ * which a client sends after its RDMA write of the slot (RC delivers it after the write). For that
+ * the server reads the slot in its own memory, keeps its index of which key is where up to date,
+ * and acknowledges, so that a client's PUT returns only once the server has seen the new bytes in
+ * its memory.
  */
 @Component
 class KvServer {
 
     private static final Log logger = LogFactory.getLog(KvServer.class);
-    static final byte[] WRITE_ACKNOWLEDGED = {'A'};
 
     private final MemoryPool store;
     private final KvStoreLayout layout;
@@ -52,17 +51,16 @@ class KvServer {
         }
     }
 
-    /**
-     * A layout request, or a write's immediate data. The payload of a write's receive is not the
-     * written data (that went to the slot) and is ignored.
-     */
+    /** A request of a client: the layout, or a slot it has written; what is returned is the reply. */
     @RdmaListener(connectionListener = "kv")
-    byte[] receive(ReceivedMessage message) {
-        if (message.immediateData() == KvStoreLayout.REQUEST) {
-            return layout.encode();
-        }
-        index(message.immediateData());
-        return WRITE_ACKNOWLEDGED;
+    byte[] receive(byte[] request) {
+        return switch (KvControl.decode(request)) {
+            case KvControl.LayoutRequest ignored -> layout.encode();
+            case KvControl.SlotWritten written -> {
+                index(written.slot());
+                yield KvControl.ACKNOWLEDGED;
+            }
+        };
     }
 
     /**

@@ -25,8 +25,6 @@ record KvStoreLayout(long address, int rkey, int buckets, int bucketSize, int sl
      * Only RDMA atomics change it (compare-and-swap), which act on the host's byte order.
      */
     static final int LOCK_WORD = Long.BYTES;
-    /** Immediate data of a client's request for the layout; every other immediate names a slot. */
-    static final int REQUEST = -1;
     private static final int ENCODED_LENGTH = Long.BYTES + 4 * Integer.BYTES;
 
     KvStoreLayout {

@@ -1,10 +1,14 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.NoServiceInstanceException;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
@@ -22,13 +26,15 @@ import org.springframework.stereotype.Component;
  * resources: completions of both CQs, the {@code sends} and {@code kv-one-sided} completion
  * counters, both pools' use, the port's traffic. In the default (last) lifecycle phase it starts
  * after the connections are up and stops before they go down; a failed round (a timeout under
- * overload, say) is logged and the loop goes on.
+ * overload, say) is logged and the loop goes on. While no instance of the service is connected
+ * there is nothing to load: the workers wait, longer each time up to a second, and say so once.
  */
 @Component
 @ConditionalOnBooleanProperty("sample.load.enabled")
 class LoadGenerator implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(LoadGenerator.class);
+    private static final Duration LONGEST_WAIT_FOR_INSTANCE = Duration.ofSeconds(1);
 
     private final EchoClient echo;
     private final KvClient kv;
@@ -37,6 +43,8 @@ class LoadGenerator implements SmartLifecycle {
     private final Duration pause;
     private final AtomicLong rounds = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();
+    /** Whether the workers wait for an instance: logged when that starts and ends, not per round. */
+    private final AtomicBoolean waitingForInstance = new AtomicBoolean();
     private volatile boolean running;
 
     LoadGenerator(EchoClient echo, KvClient kv, @Value("${sample.load.workers:4}") int workers,
@@ -58,13 +66,29 @@ class LoadGenerator implements SmartLifecycle {
     }
 
     private void run() {
+        Duration wait = pause;
         while (running) {
             try {
                 round();
                 rounds.incrementAndGet();
+                if (waitingForInstance.compareAndSet(true, false)) {
+                    logger.info("Load generator: an instance of the service is connected again; load resumes");
+                }
+                wait = pause;
                 Thread.sleep(pause);
             } catch (InterruptedException e) {
                 return;
+            } catch (NoServiceInstanceException e) {
+                if (waitingForInstance.compareAndSet(false, true)) {
+                    logger.info("Load generator: " + e.getMessage() + "; waiting for one");
+                }
+                wait = wait.multipliedBy(2).compareTo(LONGEST_WAIT_FOR_INSTANCE) > 0 ? LONGEST_WAIT_FOR_INSTANCE
+                        : wait.multipliedBy(2);
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
             } catch (Exception e) {
                 logger.warn("Load generator round failed: " + e);
             }
@@ -74,7 +98,14 @@ class LoadGenerator implements SmartLifecycle {
     private void round() throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         String key = "load-" + random.nextInt(keys);
-        echo.echo(key).get();
+        try {
+            echo.echo(key).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof NoServiceInstanceException none) {
+                throw none;
+            }
+            throw e;
+        }
         kv.put(key, ("value " + random.nextLong()).getBytes(StandardCharsets.UTF_8));
         kv.get(key);
         if (random.nextInt(8) == 0) {

@@ -3,11 +3,13 @@ package io.rdma.boot.autoconfigure;
 import io.rdma.boot.autoconfigure.preflight.NativeAccessCheck;
 import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.RdmaInstanceChooser;
 import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
+import io.rdma.spring.listener.ChannelReceivers;
 import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
@@ -71,17 +73,29 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RdmaTemplate rdmaTemplate(RdmaResources resources, CompletionRouter router,
+    RdmaChannels rdmaChannels(RdmaResources resources) {
+        return new RdmaChannels(resources);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ChannelReceivers rdmaChannelReceivers(RdmaChannels channels, CompletionRouter router) {
+        return new ChannelReceivers(channels, router);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaTemplate rdmaTemplate(RdmaChannels channels, CompletionRouter router, ChannelReceivers receivers,
                               ObjectProvider<ObservationRegistry> observationRegistry,
                               ObjectProvider<RdmaTemplateObservationConvention> observationConvention) {
-        return new RdmaTemplate(resources, router, observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-                observationConvention.getIfUnique());
+        return new RdmaTemplate(channels, router, receivers,
+                observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
     }
 
     @Bean
     @ConditionalOnMissingBean
     RdmaConnections rdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                                    RdmaTemplate template, ApplicationEventPublisher events,
+                                    RdmaChannels channels, ApplicationEventPublisher events,
                                     ObjectProvider<RdmaServiceDiscovery> discovery,
                                     ObjectProvider<RdmaInstanceChooser> chooser) {
         RdmaServiceDiscovery found = discovery.getIfUnique();
@@ -93,7 +107,7 @@ public final class RdmaAutoConfiguration {
                             + " -consul-discovery, -netflix-eureka-client, or the simple one of spring-cloud-commons),"
                             + " or declare an RdmaServiceDiscovery bean; or connect to a host instead.");
         }
-        return new RdmaConnections(resources, router, pollers, template, events, found,
+        return new RdmaConnections(resources, router, pollers, channels, events, found,
                 chooser.getIfUnique(RdmaInstanceChooser::firstListed));
     }
 
@@ -105,9 +119,9 @@ public final class RdmaAutoConfiguration {
 
     @Bean
     static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaResources> resources,
-                                                       ObjectProvider<CompletionRouter> router,
-                                                       ObjectProvider<RdmaTemplate> template,
-                                                       ObjectProvider<RdmaConnections> connections) {
-        return new RdmaListenerProcessor(resources, router, template, connections);
+                                                       ObjectProvider<RdmaChannels> channels,
+                                                       ObjectProvider<ChannelReceivers> receivers,
+                                                       ObjectProvider<RdmaTemplate> template) {
+        return new RdmaListenerProcessor(resources, channels, receivers, template);
     }
 }

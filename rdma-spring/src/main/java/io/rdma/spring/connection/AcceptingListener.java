@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.Connection;
@@ -27,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * most {@code max-connections} at once; further requests wait in the backlog), or one at a
  * time on its declared queue pair. A peer whose queue pair fails, or that disconnects
  * ({@code RDMA_CM_EVENT_DISCONNECTED}), is let go: its connection is closed, the flush
- * delivered, and its queue pair closed (prototype) or reset for the next peer (declared).
+ * delivered, and its queue pair closed (prototype) or reset for the next peer (declared). Each
+ * peer is a channel: a prototype queue pair's channel ({@code <listener>#<n>}) is opened when the
+ * peer is admitted and closed when it goes; the declared queue pair's goes up and down.
  */
 final class AcceptingListener {
 
@@ -39,27 +42,28 @@ final class AcceptingListener {
      */
     private static final Duration ACCEPT_WAIT = Duration.ofMillis(200);
 
-    /** An accepted peer: its connection and the queue pair it runs on. */
-    private record Peer(ConnectedQueuePair view, Connection connection) {
+    /** An accepted peer: its channel's name, the queue pair it runs on, its address and its connection. */
+    private record Peer(String name, QueuePair queuePair, InetSocketAddress remote, Connection connection) {
     }
 
     private final ListenerPlan plan;
     private final ConnectionManager manager;
     private final RdmaResources resources;
+    private final RdmaChannels channels;
     private final RdmaConnections hub;
-    private final @Nullable String memoryPool;
     private final Semaphore slots;
     private final AtomicInteger acceptedCount = new AtomicInteger();
     private final List<Peer> peers = new CopyOnWriteArrayList<>();
     private volatile @Nullable ConnectionListener listener;
     private volatile @Nullable String lastFailure;
 
-    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaResources resources, RdmaConnections hub) {
+    AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaResources resources, RdmaChannels channels,
+                      RdmaConnections hub) {
         this.plan = plan;
         this.manager = manager;
         this.resources = resources;
+        this.channels = channels;
         this.hub = hub;
-        this.memoryPool = resources.queuePairAddress(plan.queuePairSource()).memoryPool();
         this.slots = new Semaphore(plan.peersAtOnce());
     }
 
@@ -156,14 +160,12 @@ final class AcceptingListener {
 
     /** Makes an accepted peer usable; if that fails, its connection and prototype queue pair are closed. */
     private void admit(QueuePair qp, Connection connection) {
-        String name = plan.queuePair() != null ? plan.queuePair()
-                : plan.name() + "#" + acceptedCount.incrementAndGet();
-        String source = plan.queuePair() != null ? plan.queuePair() : plan.name();
-        Peer peer = new Peer(new ConnectedQueuePair(name, source, qp, memoryPool, connection.remoteAddress()),
-                connection);
+        boolean prototype = plan.queuePair() == null;
+        String name = prototype ? plan.name() + "#" + acceptedCount.incrementAndGet() : plan.queuePair();
+        Peer peer = new Peer(name, qp, connection.remoteAddress(), connection);
         try {
-            if (plan.queuePair() == null) {
-                hub.adopt(name, qp, memoryPool, plan.queuePairPrototype());
+            if (prototype) {
+                channels.open(name, plan.name(), qp, plan.queuePairPrototype());
             }
             peers.add(peer);
             hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
@@ -173,14 +175,14 @@ final class AcceptingListener {
             peers.remove(peer);
             hub.unwatch(qp);
             connection.close();
-            if (plan.queuePair() == null) {
-                hub.abandon(name, qp);
+            if (prototype) {
+                hub.closeChannel(name, qp, "admitting the peer failed: " + e.getMessage());
             }
             throw e;
         }
         logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"
                 + name + "' (0x" + Integer.toHexString(qp.qpNumber()) + ")");
-        hub.connected(peer.view());
+        channels.up(name, connection.remoteAddress());
         hub.stateChanged(plan.name(), name, hostAndPort(connection.remoteAddress()), ConnectionState.DOWN,
                 ConnectionState.UP);
     }
@@ -190,13 +192,13 @@ final class AcceptingListener {
         if (!peers.remove(peer)) {
             return;
         }
-        logger.warn("RDMA listener '" + plan.name() + "': peer " + peer.view().remote() + " on queue pair '"
-                + peer.view().name() + "' is gone (" + reason + "); its connection is closed");
+        logger.warn("RDMA listener '" + plan.name() + "': peer " + peer.remote() + " on queue pair '"
+                + peer.name() + "' is gone (" + reason + "); its connection is closed");
         try {
-            release(peer);
+            release(peer, reason);
         } finally {
             slots.release();
-            hub.stateChanged(plan.name(), peer.view().name(), hostAndPort(peer.view().remote()),
+            hub.stateChanged(plan.name(), peer.name(), hostAndPort(peer.remote()),
                     ConnectionState.UP, ConnectionState.DOWN);
         }
     }
@@ -206,16 +208,18 @@ final class AcceptingListener {
         return address.getHostString() + ":" + address.getPort();
     }
 
-    private void release(Peer peer) {
-        QueuePair qp = peer.view().queuePair();
+    private void release(Peer peer, String reason) {
+        QueuePair qp = peer.queuePair();
         peer.connection().close();
         hub.awaitDelivered();
-        hub.disconnected(peer.view());
         hub.unwatch(qp);
         if (plan.queuePair() == null) {
-            hub.abandon(peer.view().name(), qp);
-        } else if (!qp.isClosed()) {
-            qp.reset();
+            hub.closeChannel(peer.name(), qp, reason);
+        } else {
+            channels.down(peer.name(), reason);
+            if (!qp.isClosed()) {
+                qp.reset();
+            }
         }
     }
 
@@ -235,9 +239,9 @@ final class AcceptingListener {
             hub.awaitDelivered();
         }
         for (Peer peer : remaining) {
-            hub.unwatch(peer.view().queuePair());
+            hub.unwatch(peer.queuePair());
             if (plan.queuePair() == null) {
-                hub.abandon(peer.view().name(), peer.view().queuePair());
+                hub.closeChannel(peer.name(), peer.queuePair(), "the application is stopping");
             }
         }
     }
@@ -245,9 +249,9 @@ final class AcceptingListener {
     RdmaConnections.ListenerStatus status() {
         return new RdmaConnections.ListenerStatus(plan.name(), plan.property(),
                 boundAddress().map(InetSocketAddress::toString).orElse(null), plan.backlog(),
-                plan.queuePairSource(), peers.stream().map(peer -> new RdmaConnections.PeerStatus(peer.view().name(),
-                        String.valueOf(peer.view().remote()), peer.view().queuePair().qpNumber(),
-                        peer.view().queuePair().isClosed() ? "CLOSED" : peer.view().queuePair().state().name()))
+                plan.queuePairSource(), peers.stream().map(peer -> new RdmaConnections.PeerStatus(peer.name(),
+                        String.valueOf(peer.remote()), peer.queuePair().qpNumber(),
+                        peer.queuePair().isClosed() ? "CLOSED" : peer.queuePair().state().name()))
                         .toList(), lastFailure);
     }
 }

@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.QueuePair;
@@ -34,21 +35,17 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private final RdmaInstanceChooser chooser;
-    private final String queuePair;
     private final QueuePair qp;
-    private final @Nullable String memoryPool;
     private volatile @Nullable Chosen chosen;
     /** A departed instance's connection is being retired: the queue pair is not free yet. */
     private volatile boolean retiring;
 
-    ChosenInstanceConnection(ServicePlan plan, String queuePair, QueuePair qp, @Nullable String memoryPool,
-                             RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser, ConnectionManager manager,
-                             LoopbackRoute route, RdmaConnections hub) {
-        super(plan, discovery, manager, route, hub);
+    ChosenInstanceConnection(ServicePlan plan, QueuePair qp, RdmaServiceDiscovery discovery,
+                             RdmaInstanceChooser chooser, ConnectionManager manager, LoopbackRoute route,
+                             RdmaChannels channels, RdmaConnections hub) {
+        super(plan, discovery, manager, route, channels, hub);
         this.chooser = chooser;
-        this.queuePair = queuePair;
         this.qp = qp;
-        this.memoryPool = memoryPool;
     }
 
     @Override
@@ -79,12 +76,12 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private void connect(ServiceInstanceEndpoint endpoint) {
-        OutboundConnection connection = connectionTo(endpoint, queuePair, queuePair, qp, memoryPool);
+        OutboundConnection connection = connectionTo(endpoint, plan.queuePair(), qp);
         hub.watch(qp, connection::failed);
         chosen = new Chosen(endpoint, connection);
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
                 + plan.service() + "' chosen (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '"
-                + queuePair + "')");
+                + plan.queuePair() + "')");
         connection.connectInBackground();
     }
 
@@ -94,7 +91,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
      */
     private void depart(Chosen departed) {
         logger.info("RDMA connection '" + plan.name() + "': chosen instance '" + departed.endpoint().instanceId()
-                + "' left service '" + plan.service() + "'; its connection is closed, and queue pair '" + queuePair
+                + "' left service '" + plan.service() + "'; its connection is closed, and queue pair '" + plan.queuePair()
                 + "' goes to an instance chosen among those listed");
         retiring = true;
         chosen = null;

@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.ConnectionManager;
@@ -36,8 +37,8 @@ final class EveryInstanceConnection extends ServiceConnection {
 
     EveryInstanceConnection(ServicePlan plan, String prototype, RdmaServiceDiscovery discovery,
                             ConnectionManager manager, LoopbackRoute route, RdmaResources resources,
-                            RdmaConnections hub) {
-        super(plan, discovery, manager, route, hub);
+                            RdmaChannels channels, RdmaConnections hub) {
+        super(plan, discovery, manager, route, channels, hub);
         this.prototype = prototype;
         this.resources = resources;
     }
@@ -84,14 +85,13 @@ final class EveryInstanceConnection extends ServiceConnection {
     private void join(ServiceInstanceEndpoint endpoint) {
         String name = plan.name() + "@" + endpoint.instanceId();
         QueuePair qp = resources.createQueuePair(prototype);
-        String pool = resources.queuePairAddress(prototype).memoryPool();
-        OutboundConnection connection = connectionTo(endpoint, name, plan.name(), qp, pool);
+        OutboundConnection connection = connectionTo(endpoint, name, qp);
         try {
-            hub.adopt(name, qp, pool, prototype);
+            channels.open(name, plan.name(), qp, prototype);
             hub.watch(qp, connection::failed);
         } catch (RuntimeException e) {
             hub.unwatch(qp);
-            hub.abandon(name, qp);
+            hub.closeChannel(name, qp, "joining the instance failed: " + e.getMessage());
             throw e;
         }
         members.put(endpoint.instanceId(), new Member(endpoint, name, qp, connection));
@@ -106,7 +106,7 @@ final class EveryInstanceConnection extends ServiceConnection {
                 + "' are closed");
         member.connection().retire(() -> {
             hub.unwatch(member.queuePair());
-            hub.abandon(member.name(), member.queuePair());
+            hub.closeChannel(member.name(), member.queuePair(), "the instance left the service");
         });
     }
 

@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionManager;
@@ -22,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * outstanding work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected
  * anew. A declared connection connects at startup; the connection to an instance of a discovered
  * service connects in the background and is {@link #retire retired} when the instance leaves.
+ * Its queue pair's channel, named as the plan's queue pair, goes up with each connection and down
+ * with each teardown.
  *
  * <p>At most one thread works on the connection at a time (the {@code working} flag): the one
  * connecting, recovering or retiring it.
@@ -32,32 +35,28 @@ final class OutboundConnection {
     private static final byte[] NO_PRIVATE_DATA = new byte[0];
 
     private final OutboundPlan plan;
-    private final String source;
     private final QueuePair qp;
     private final ConnectionManager manager;
     private final LoopbackRoute route;
+    private final RdmaChannels channels;
     private final RdmaConnections hub;
-    private final @Nullable String memoryPool;
     private final AtomicBoolean working = new AtomicBoolean();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile @Nullable Connection connection;
     private volatile int attempts;
     private volatile @Nullable String lastFailure;
     private volatile @Nullable Runnable retired;
+    /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
+    private volatile String teardownCause = "the application is stopping";
 
-    /**
-     * {@code source} is what observers of its connection register for: the declared queue pair's
-     * name, or the service connection's for an instance's.
-     */
-    OutboundConnection(OutboundPlan plan, String source, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
-                       RdmaConnections hub, @Nullable String memoryPool) {
+    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
+                       RdmaChannels channels, RdmaConnections hub) {
         this.plan = plan;
-        this.source = source;
         this.qp = qp;
         this.manager = manager;
         this.route = route;
+        this.channels = channels;
         this.hub = hub;
-        this.memoryPool = memoryPool;
     }
 
     /** Connects with the configured retries; the last failure fails the start. */
@@ -86,6 +85,7 @@ final class OutboundConnection {
         if (state == ConnectionState.UP && hub.isRunning() && retired == null && working.compareAndSet(false, true)) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + reason + "; reconnecting " + target());
+            teardownCause = reason;
             moveTo(ConnectionState.CONNECTING);
             hub.execute(() -> keepConnecting(true));
         }
@@ -104,6 +104,7 @@ final class OutboundConnection {
      * attempt is under way, on the attempting one as soon as that attempt ends.
      */
     void retire(Runnable release) {
+        teardownCause = "the instance left the service";
         retired = release;
         if (working.compareAndSet(false, true)) {
             finishRetirement(release);
@@ -169,11 +170,12 @@ final class OutboundConnection {
         logger.info("RDMA connection '" + plan.name() + "': connecting queue pair '" + plan.queuePair() + "' "
                 + target() + " (attempt " + attempt + " of " + (plan.retries() + 1) + ")");
         Connection established;
+        InetSocketAddress remote;
         try {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
             }
-            InetSocketAddress remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
+            remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
             established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
@@ -191,7 +193,7 @@ final class OutboundConnection {
         });
         logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
                 + target());
-        hub.connected(view());
+        channels.up(plan.queuePair(), remote);
     }
 
     /** Publishes the change, once per change: a round of failed attempts moves to DOWN at each attempt. */
@@ -206,7 +208,7 @@ final class OutboundConnection {
         }
     }
 
-    /** Closes the connection (QP to ERR: what is posted is flushed), lets the flush be delivered, tells observers. */
+    /** Closes the connection (QP to ERR: what is posted is flushed), lets the flush be delivered, takes the channel down. */
     private void tearDown() {
         Connection current = connection;
         connection = null;
@@ -216,7 +218,7 @@ final class OutboundConnection {
             qp.toError();
         }
         hub.awaitDelivered();
-        hub.disconnected(view());
+        channels.down(plan.queuePair(), teardownCause);
     }
 
     /** At shutdown: the connection goes, the queue pair (a declared bean) stays for Spring to destroy. */
@@ -230,11 +232,6 @@ final class OutboundConnection {
 
     QueuePair queuePair() {
         return qp;
-    }
-
-    private ConnectedQueuePair view() {
-        return new ConnectedQueuePair(plan.queuePair(), source, qp, memoryPool,
-                InetSocketAddress.createUnresolved(plan.host(), plan.port()));
     }
 
     private String target() {

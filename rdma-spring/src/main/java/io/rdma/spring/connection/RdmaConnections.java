@@ -1,5 +1,8 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.ChannelState;
+import io.rdma.spring.channel.RdmaChannel;
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.spring.resource.ConnectionPlan;
@@ -7,13 +10,11 @@ import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
-import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventListener;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.VerbsException;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -56,7 +56,10 @@ import org.springframework.context.SmartLifecycle;
  * then connections, their QPs flushed and the flush delivered, then the prototype QPs) before
  * any declared resource is destroyed.
  *
- * <p>Every state change of a connection or of a listener's peer is published as an
+ * <p>Every queue pair a connection brings up is a channel of {@link RdmaChannels}: a declared
+ * queue pair's channel goes up and down with its connection; one made from a prototype for a peer
+ * or an instance is opened as a channel, and closed before the queue pair is. Every state change
+ * of a connection or of a listener's peer is also published as an
  * {@link RdmaConnectionStateChangedEvent}.
  */
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
@@ -102,7 +105,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final RdmaResources resources;
     private final CompletionRouter router;
     private final CompletionPollers pollers;
-    private final RdmaTemplate template;
+    private final RdmaChannels channels;
     private final ApplicationEventPublisher events;
     private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
     private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
@@ -110,8 +113,6 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     private final @Nullable RdmaServiceDiscovery discovery;
     private final RdmaInstanceChooser chooser;
     private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
-    private final Map<String, List<ConnectionObserver>> observers = new ConcurrentHashMap<>();
-    private final Map<String, ConnectedQueuePair> up = new ConcurrentHashMap<>();
     private final Map<DeviceContext, AsyncEventListener> eventListeners = new LinkedHashMap<>();
     /**
      * Platform threads, not virtual ones: accept loops, connects and disconnects block in
@@ -134,35 +135,15 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      * connects to.
      */
     public RdmaConnections(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
-                           RdmaTemplate template, ApplicationEventPublisher events,
+                           RdmaChannels channels, ApplicationEventPublisher events,
                            @Nullable RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser) {
         this.resources = resources;
         this.router = router;
         this.pollers = pollers;
-        this.template = template;
+        this.channels = channels;
         this.events = events;
         this.discovery = discovery;
         this.chooser = chooser;
-    }
-
-    /** Whether a declared connection brings queue pair {@code name} up (so receives wait for it). */
-    public boolean bringsUp(String queuePair) {
-        ConnectionPlan plan = resources.connections();
-        return plan.outbound().stream().anyMatch(connection -> connection.queuePair().equals(queuePair))
-                || plan.listeners().stream().anyMatch(listener -> queuePair.equals(listener.queuePair()))
-                || plan.services().stream().anyMatch(service -> queuePair.equals(service.queuePair()));
-    }
-
-    /**
-     * Tells {@code observer} of every connection of {@code source} (a declared queue pair, or a
-     * prototype listener's name), those already up included.
-     */
-    public void observe(String source, ConnectionObserver observer) {
-        synchronized (observers) {
-            observers.computeIfAbsent(source, key -> new CopyOnWriteArrayList<>()).add(observer);
-            up.values().stream().filter(connection -> connection.source().equals(source))
-                    .forEach(connection -> notify(observer, connection, true));
-        }
     }
 
     /** The address listener {@code name} is bound to, with the port chosen for port 0; empty until it listens. */
@@ -194,11 +175,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         ServicePlan plan = resources.connections().services().stream().filter(service -> service.name().equals(name))
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("no outbound connection '" + name
                         + "' to a discovered service is declared under rdma.connections.outbound"));
-        // what its connections' observers register for: the declared queue pair's name, else the connection's
+        // the source of its channels: the declared queue pair's name, else the connection's
         String source = plan.queuePair() != null ? plan.queuePair() : name;
-        return new ServiceGroup(name, plan.service(), () -> up.values().stream()
-                .filter(connection -> connection.source().equals(source)).map(ConnectedQueuePair::name).sorted()
-                .toList());
+        return new ServiceGroup(name, plan.service(), () -> channels.channelsOf(source).stream()
+                .filter(channel -> channel.state() == ChannelState.UP).map(RdmaChannel::name).sorted().toList());
     }
 
     /**
@@ -239,7 +219,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
                         listenerPlan.property());
-                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, this);
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, channels, this);
                 listener.listen();
                 listeners.put(listenerPlan.name(), listener);
                 executor.execute(listener::acceptPeers);
@@ -250,9 +230,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                 QueuePair qp = declaredQueuePair(connectionPlan.queuePair());
                 LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
                         connectionPlan.name(), connectionPlan.property() + ".host");
-                OutboundConnection connection = new OutboundConnection(connectionPlan, connectionPlan.queuePair(), qp,
-                        manager, route, this,
-                        resources.queuePairAddress(connectionPlan.queuePair()).memoryPool());
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, channels,
+                        this);
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
                 connection.connectAtStartup();
@@ -282,10 +261,10 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                                 ConnectionManager manager, LoopbackRoute route) {
         if (plan.queuePairPrototype() != null) {
             return new EveryInstanceConnection(plan, plan.queuePairPrototype(), discovery, manager, route, resources,
-                    this);
+                    channels, this);
         }
-        return new ChosenInstanceConnection(plan, plan.queuePair(), declaredQueuePair(plan.queuePair()),
-                resources.queuePairAddress(plan.queuePair()).memoryPool(), discovery, chooser, manager, route, this);
+        return new ChosenInstanceConnection(plan, declaredQueuePair(plan.queuePair()), discovery, chooser, manager,
+                route, channels, this);
     }
 
     private QueuePair declaredQueuePair(String name) {
@@ -334,35 +313,15 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         failureWatchers.remove(qp);
     }
 
-    /** Makes a prototype QP of an accepted peer usable by name through the template. */
-    void adopt(String name, QueuePair qp, @Nullable String memoryPool, String queuePairPrototype) {
-        if (memoryPool != null) {
-            template.bind(name, qp, (MemoryPool) resources.resource(memoryPool).orElseThrow().resource(),
-                    queuePairPrototype);
-        }
-    }
-
-    /** Forgets and closes a prototype QP whose peer is gone. */
-    void abandon(String name, QueuePair qp) {
-        template.unbind(name);
+    /**
+     * Channel {@code name} of a peer or an instance, on prototype queue pair {@code qp}, is gone
+     * because of {@code cause}: its followers are told, its completions no longer routed, and the
+     * queue pair closed.
+     */
+    void closeChannel(String name, QueuePair qp, String cause) {
+        channels.close(name, cause);
         router.unroute(qp);
         qp.close();
-    }
-
-    void connected(ConnectedQueuePair connection) {
-        synchronized (observers) {
-            up.put(connection.name(), connection);
-            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
-                    true));
-        }
-    }
-
-    void disconnected(ConnectedQueuePair connection) {
-        synchronized (observers) {
-            up.remove(connection.name());
-            observers.getOrDefault(connection.source(), List.of()).forEach(observer -> notify(observer, connection,
-                    false));
-        }
     }
 
     /**
@@ -375,18 +334,6 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             events.publishEvent(new RdmaConnectionStateChangedEvent(name, queuePair, peer, oldState, newState));
         } catch (RuntimeException e) {
             logger.error("A listener of the state changes of RDMA connection '" + name + "' failed", e);
-        }
-    }
-
-    private static void notify(ConnectionObserver observer, ConnectedQueuePair connection, boolean connected) {
-        try {
-            if (connected) {
-                observer.connected(connection);
-            } else {
-                observer.disconnected(connection);
-            }
-        } catch (RuntimeException e) {
-            logger.error("An observer of RDMA connection '" + connection.name() + "' failed", e);
         }
     }
 
@@ -447,7 +394,6 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             }
         }
         failureWatchers.clear();
-        up.clear();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.QueuePair;
@@ -23,6 +24,7 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     private static final Log logger = LogFactory.getLog(ServiceConnection.class);
 
     final ServicePlan plan;
+    final RdmaChannels channels;
     final RdmaConnections hub;
     private final RdmaServiceDiscovery discovery;
     private final ConnectionManager manager;
@@ -31,8 +33,9 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     volatile @Nullable String lastFailure;
 
     ServiceConnection(ServicePlan plan, RdmaServiceDiscovery discovery, ConnectionManager manager, LoopbackRoute route,
-                      RdmaConnections hub) {
+                      RdmaChannels channels, RdmaConnections hub) {
         this.plan = plan;
+        this.channels = channels;
         this.discovery = discovery;
         this.manager = manager;
         this.route = route;
@@ -73,14 +76,10 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     /** The connections to instances there are now. */
     abstract List<RdmaConnections.OutboundStatus> instances();
 
-    /**
-     * The connection to {@code endpoint} on {@code qp}, not yet attempted; {@code queuePair} is
-     * the name its queue pair goes by, {@code source} what its observers register for.
-     */
-    final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String queuePair, String source,
-                                          QueuePair qp, @Nullable String memoryPool) {
-        return new OutboundConnection(plan.toInstance(plan.name() + "@" + endpoint.instanceId(), queuePair,
-                endpoint.host(), endpoint.port()), source, qp, manager, route, hub, memoryPool);
+    /** The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}; not yet attempted. */
+    final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp) {
+        return new OutboundConnection(plan.toInstance(plan.name() + "@" + endpoint.instanceId(), channel,
+                endpoint.host(), endpoint.port()), qp, manager, route, channels, hub);
     }
 
     final RdmaConnections.ServiceStatus status() {

@@ -1,6 +1,7 @@
 package io.rdma.spring.listener;
 
 import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.RdmaWireFormat;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -197,6 +198,7 @@ final class ListenerInvoker {
             }
         } catch (RuntimeException e) {
             handleError(delivery, e);
+            answerWithError(delivery, e);
         } finally {
             delivery.finish();
         }
@@ -209,15 +211,42 @@ final class ListenerInvoker {
         }
     }
 
-    /** The reply, on the queue pair the request came in on, with the request's immediate data when it had some. */
+    /**
+     * The reply, on the channel the message came in on: to a request of request/reply with its
+     * correlation id, to a message with immediate data with that value, else without.
+     */
     private CompletableFuture<Void> reply(Delivery delivery, byte[] reply) {
         try {
             return delivery.hasImmediateData()
-                    ? template.send(delivery.queuePair(), reply, delivery.immediateData())
-                    : template.send(delivery.queuePair(), reply);
+                    ? template.reply(delivery.queuePair(), delivery.immediateData(), reply)
+                    : template.reply(delivery.queuePair(), reply);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * The method failed on a request of request/reply: the requester's future fails with the
+     * failure's type and message at once, rather than waiting out its timeout. Posted without
+     * waiting; a failure to send it is logged.
+     */
+    private void answerWithError(Delivery delivery, RuntimeException failure) {
+        if (!delivery.hasImmediateData()
+                || RdmaWireFormat.kind(delivery.immediateData()) != RdmaWireFormat.REQUEST) {
+            return;
+        }
+        CompletableFuture<Void> sent;
+        try {
+            sent = template.replyWithError(delivery.queuePair(), delivery.immediateData(), failure);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        sent.whenComplete((ignored, notSent) -> {
+            if (notSent != null) {
+                logger.error(description + " could not send the error reply to a request on channel '"
+                        + delivery.queuePair() + "'", notSent);
+            }
+        });
     }
 
     private void replyFailed(Delivery delivery, Throwable failure) {

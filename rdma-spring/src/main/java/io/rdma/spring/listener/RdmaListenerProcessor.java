@@ -1,14 +1,12 @@
 package io.rdma.spring.listener;
 
+import io.rdma.spring.channel.ChannelFollower;
+import io.rdma.spring.channel.RdmaChannel;
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
-import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.connection.ConnectedQueuePair;
-import io.rdma.spring.connection.ConnectionObserver;
-import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
-import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.QueuePair;
 
 import java.lang.invoke.MethodHandle;
@@ -17,8 +15,6 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -38,10 +34,9 @@ import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds {@link RdmaListener} methods on beans and keeps the receive queue of each listened
- * queue pair filled ({@link ReceiveContainer}): at once for a queue pair no declared
- * connection brings up, else each time its connection comes up; for a listener with a queue
- * pair prototype, on the queue pair of every peer it accepts. Each method has one
+ * Finds {@link RdmaListener} methods on beans and has {@link ChannelReceivers} hand the messages
+ * of each channel they listen on to them: the declared queue pair's channel, or, for a listener
+ * with a queue pair prototype, the channel of every peer it accepts. Each method has one
  * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
  * its concurrency and hands its failures to its error handler. The resources are looked up lazily: a
  * post-processor is created before ordinary beans, {@code RdmaResources} among them.
@@ -55,20 +50,20 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     }
 
     private final ObjectProvider<RdmaResources> resources;
-    private final ObjectProvider<CompletionRouter> router;
+    private final ObjectProvider<RdmaChannels> channels;
+    private final ObjectProvider<ChannelReceivers> receivers;
     private final ObjectProvider<RdmaTemplate> template;
-    private final ObjectProvider<RdmaConnections> connections;
     private final List<Listener> listeners = new ArrayList<>();
     private final List<ListenerInvoker> invokers = new ArrayList<>();
     private @Nullable BeanFactory beanFactory;
     private volatile boolean running;
 
-    public RdmaListenerProcessor(ObjectProvider<RdmaResources> resources, ObjectProvider<CompletionRouter> router,
-                                 ObjectProvider<RdmaTemplate> template, ObjectProvider<RdmaConnections> connections) {
+    public RdmaListenerProcessor(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaChannels> channels,
+                                 ObjectProvider<ChannelReceivers> receivers, ObjectProvider<RdmaTemplate> template) {
         this.resources = resources;
-        this.router = router;
+        this.channels = channels;
+        this.receivers = receivers;
         this.template = template;
-        this.connections = connections;
     }
 
     @Override
@@ -90,7 +85,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     @Override
     public void start() {
         RdmaResources rdma = resources.getObject();
-        RdmaConnections declared = connections.getObject();
+        RdmaChannels declared = channels.getObject();
         for (Listener listener : listeners) {
             if (Stream.of(listener.queuePair(), listener.connectionListener(), listener.serviceConnection())
                     .filter(name -> !name.isEmpty()).count() != 1) {
@@ -105,8 +100,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                         .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
                                 + " names connection listener '" + listener.connectionListener() + "', which is not"
                                 + " declared under rdma.connections.listeners with a queue-pair-prototype"));
-                declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
-                        plan.maxConnections()));
+                declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
                 continue;
             }
             if (!listener.serviceConnection().isEmpty()) {
@@ -119,8 +113,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                     // one instance at a time, on a declared queue pair: received on as that queue pair is
                     receiveOn(plan.queuePair(), rdma, declared, listener, invoker);
                 } else {
-                    declared.observe(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype(),
-                            plan.maxInstances()));
+                    declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
                 }
                 continue;
             }
@@ -129,58 +122,43 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         running = true;
     }
 
-    /** Keeps declared queue pair {@code queuePair}'s receive queue filled: at once, or while a connection has it up. */
-    private void receiveOn(String queuePair, RdmaResources rdma, RdmaConnections declared, Listener listener,
+    /** Hands the messages of declared queue pair {@code queuePair}'s channel to {@code invoker}. */
+    private void receiveOn(String queuePair, RdmaResources rdma, RdmaChannels declared, Listener listener,
                            ListenerInvoker invoker) {
-        QueuePair qp = rdma.resource(queuePair).filter(m -> m.resource() instanceof QueuePair)
-                .map(m -> (QueuePair) m.resource()).orElseThrow(() -> new IllegalStateException(
-                        "@RdmaListener on " + listener.method() + " names queue pair '" + queuePair
-                                + "', which is not declared under rdma.devices"));
-        ReceiveContainer container = new ReceiveContainer(queuePair, qp, pool(rdma, listener, queuePair), 1, invoker,
-                router.getObject());
-        if (declared.bringsUp(queuePair)) {
-            declared.observe(queuePair, container);
-        } else {
-            container.start();
+        if (rdma.resource(queuePair).filter(m -> m.resource() instanceof QueuePair).isEmpty()) {
+            throw new IllegalStateException("@RdmaListener on " + listener.method() + " names queue pair '"
+                    + queuePair + "', which is not declared under rdma.devices");
         }
+        checkPool(rdma, listener, queuePair);
+        receivers.getObject().listen(declared.channel(queuePair), invoker);
     }
 
     /**
-     * For each peer a listener accepts, or each instance a service connection connects, a
-     * container on its queue pair (made from {@code prototype}), sharing the prototype's pool;
-     * stopped when the peer goes, so its posted buffers return to the pool. {@code peersAtOnce}
-     * bounds how many there are at once.
+     * For each peer a listener accepts, or each instance a service connection connects, its
+     * channel's messages go to {@code invoker}; {@link ChannelReceivers} empties and forgets the
+     * channel's receive queue when it goes.
      */
-    private ConnectionObserver peerReceiver(RdmaResources rdma, Listener listener, ListenerInvoker invoker,
-                                            String prototype, int peersAtOnce) {
-        MemoryPool pool = pool(rdma, listener, prototype);
-        Map<String, ReceiveContainer> containers = new ConcurrentHashMap<>();
-        return new ConnectionObserver() {
+    private ChannelFollower peerReceiver(RdmaResources rdma, Listener listener, ListenerInvoker invoker,
+                                         String prototype) {
+        checkPool(rdma, listener, prototype);
+        ChannelReceivers receiving = receivers.getObject();
+        return new ChannelFollower() {
             @Override
-            public void connected(ConnectedQueuePair peer) {
-                ReceiveContainer container = new ReceiveContainer(peer.name(), peer.queuePair(), pool,
-                        peersAtOnce, invoker, router.getObject());
-                containers.put(peer.name(), container);
-                container.start();
+            public void up(RdmaChannel peer) {
+                receiving.listen(peer, invoker);
             }
 
             @Override
-            public void disconnected(ConnectedQueuePair peer) {
-                ReceiveContainer container = containers.remove(peer.name());
-                if (container != null) {
-                    container.stop();
-                }
+            public void down(RdmaChannel peer) {
             }
         };
     }
 
-    private static MemoryPool pool(RdmaResources rdma, Listener listener, String queuePair) {
-        String pool = rdma.queuePairAddress(queuePair).memoryPool();
-        if (pool == null) {
+    private static void checkPool(RdmaResources rdma, Listener listener, String queuePair) {
+        if (rdma.queuePairAddress(queuePair).memoryPool() == null) {
             throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '" + queuePair
                     + "' has no memory pool to receive into; set its memory-pool property");
         }
-        return (MemoryPool) rdma.resource(pool).orElseThrow().resource();
     }
 
     /** The method's invoker, shared by every queue pair it listens on, so its concurrency holds across them. */

@@ -1,8 +1,9 @@
 package io.rdma.spring.listener;
 
+import io.rdma.spring.channel.ChannelReplies.ReplySink;
+import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.connection.ConnectedQueuePair;
-import io.rdma.spring.connection.ConnectionObserver;
+import io.rdma.spring.template.RdmaWireFormat;
 import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
@@ -11,34 +12,41 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Keeps one queue pair's receive queue filled and hands each received message to its listener:
- * receives are posted with the pool buffer's index (and the container's generation) as wr_id; a
+ * Keeps one channel's receive queue filled and hands each received message on: a reply of
+ * request/reply ({@link RdmaWireFormat}) to the template's reply sink, any other message to the
+ * channel's listener; a message that neither takes is dropped and counted. Receives are posted
+ * with the pool buffer's index (and the container's generation) as wr_id; a
  * completion delivers the message to the {@link ListenerInvoker}, either copied out
  * ({@link CopiedDelivery}: the buffer comes back, and this posts it again, when the message's
  * invocation starts) or in its buffer ({@link ReceivedBuffer}: the buffer is lent to the
  * invocation and comes back when it is released). A message that waits for an invocation
  * keeps its buffer out of the receive queue, so a listener that falls behind empties the queue
  * and the sender gets RNR NAKs instead of this side queueing without bound. Flushed receives
- * return their buffers. As the observer of a declared connection it fills the queue each time
- * the connection comes up, and when it goes it returns every buffer it still holds, posted or
+ * return their buffers. {@link ChannelReceivers} fills the queue each time the channel comes up,
+ * and when it goes down it returns every buffer it still holds, posted or
  * waiting: a QP reset or destroyed does not complete its posted receives (on Soft-RoCE not even
  * with a flush), and without this the pool would lose a queue's worth of buffers per reconnect
  * or peer.
  */
-final class ReceiveContainer implements ConnectionObserver {
+final class ReceiveContainer {
 
     private static final Log logger = LogFactory.getLog(ReceiveContainer.class);
 
+    private final RdmaChannel channel;
     private final String name;
     private final QueuePair qp;
     private final MemoryPool pool;
     private final int depth;
-    private final ListenerInvoker listener;
+    private final LongAdder unhandled;
+    private volatile @Nullable ListenerInvoker listener;
+    private volatile @Nullable ReplySink replies;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest();
     /**
      * By pool buffer index: since the last start, posted to the QP and not completed yet, or
@@ -55,41 +63,60 @@ final class ReceiveContainer implements ConnectionObserver {
      * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
      */
     private int generation;
+    /** Whether the queue is filled, since the last stop. Guarded by this. */
+    private boolean started;
 
     /**
-     * {@code poolSharers} is how many queue pairs may receive into {@code pool} at once (the
-     * peers of a prototype listener), so each takes its share.
+     * Receives into {@code pool}, the channel's, taking its share of it: the channel's pool may be
+     * shared by {@link RdmaChannel#poolSharers()} channels at once. Messages that no one takes
+     * are counted into {@code unhandled}. Routes the channel's receive completions to itself from
+     * now on.
      */
-    ReceiveContainer(String name, QueuePair qp, MemoryPool pool, int poolSharers, ListenerInvoker listener,
-                     CompletionRouter router) {
-        this.name = name;
-        this.qp = qp;
+    ReceiveContainer(RdmaChannel channel, MemoryPool pool, LongAdder unhandled, CompletionRouter router) {
+        this.channel = channel;
+        this.name = channel.name();
+        this.qp = channel.queuePair();
         this.pool = pool;
         // Half the pool at most, so the template can still lease buffers for sends on the same pool.
-        this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(), pool.capacity() / (2 * poolSharers)));
-        this.listener = listener;
+        this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(),
+                pool.capacity() / (2 * channel.poolSharers())));
+        this.unhandled = unhandled;
         this.held = new boolean[pool.capacity()];
         this.lent = new boolean[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
-    /** The connection's reset emptied the receive queue, and {@link #disconnected} returned the buffers: fill it again. */
-    @Override
-    public void connected(ConnectedQueuePair connection) {
-        start();
+    RdmaChannel channel() {
+        return channel;
     }
 
-    /** The QP was flushed and is about to be reset or closed: its receives will not complete. */
-    @Override
-    public void disconnected(ConnectedQueuePair connection) {
-        stop();
+    /** The messages that are not replies go to {@code invoker} from now on. */
+    void listener(ListenerInvoker invoker) {
+        listener = invoker;
+    }
+
+    /** Replies go to {@code sink} from now on. */
+    void replies(ReplySink sink) {
+        replies = sink;
     }
 
     /** Fills the receive queue; the QP must be past RESET (connected, or at least INIT). */
     void start() {
+        int generationStarted;
+        synchronized (this) {
+            if (started) {
+                return; // a channel that came up while its container was being made is filled once
+            }
+            started = true;
+            generationStarted = generation;
+        }
         for (int i = 0; i < depth; i++) {
             PooledBuffer buffer = pool.lease();
             synchronized (this) {
+                if (generation != generationStarted) {
+                    buffer.close(); // stopped meanwhile
+                    return;
+                }
                 post(buffer);
             }
         }
@@ -100,6 +127,7 @@ final class ReceiveContainer implements ConnectionObserver {
      * released; completions of what was posted before are ignored from now on.
      */
     synchronized void stop() {
+        started = false;
         generation++;
         for (int index = 0; index < held.length; index++) {
             if (held[index] && !lent[index]) {
@@ -125,8 +153,11 @@ final class ReceiveContainer implements ConnectionObserver {
     private void received(WorkCompletion completion) {
         Delivery delivery;
         int index = (int) completion.wrId();
+        int receivedIn = (int) (completion.wrId() >>> 32);
+        ListenerInvoker invoker;
+        int length;
+        boolean reply;
         synchronized (this) {
-            int receivedIn = (int) (completion.wrId() >>> 32);
             if (receivedIn != generation || !held[index]) {
                 return; // posted before the last stop, which returned its buffer
             }
@@ -138,8 +169,13 @@ final class ReceiveContainer implements ConnectionObserver {
             }
             // An RDMA write with immediate data consumes a receive but puts nothing in it: the data
             // went where the writer addressed it, and byte_len is the write's length, not the buffer's.
-            int length = completion.opcode() == CompletionOpcode.RECV_RDMA_WITH_IMM ? 0 : (int) completion.byteLength();
-            if (listener.lendsBuffers()) {
+            boolean written = completion.opcode() == CompletionOpcode.RECV_RDMA_WITH_IMM;
+            length = written ? 0 : (int) completion.byteLength();
+            reply = !written && completion.hasImmediateData() && RdmaWireFormat.isReply(completion.immediateData());
+            invoker = listener;
+            if (reply || invoker == null) {
+                delivery = null;
+            } else if (invoker.lendsBuffers()) {
                 lent[index] = true;
                 delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),
                         completion.immediateData(), index, receivedIn);
@@ -149,7 +185,21 @@ final class ReceiveContainer implements ConnectionObserver {
                         completion.hasImmediateData(), completion.immediateData()), this, index, receivedIn);
             }
         }
-        listener.deliver(delivery);
+        if (delivery != null) {
+            invoker.deliver(delivery);
+            return;
+        }
+        ReplySink sink = replies;
+        if (reply && sink != null) {
+            sink.replied(channel, completion.immediateData(), pool.buffer(index).segment(), length);
+        } else {
+            unhandled.increment();
+            if (logger.isDebugEnabled()) {
+                logger.debug("Channel '" + name + "' received a " + (reply ? "reply" : "message") + " that nothing"
+                        + " takes (" + length + " bytes): dropped");
+            }
+        }
+        returned(index, receivedIn);
     }
 
     /**
@@ -176,11 +226,17 @@ final class ReceiveContainer implements ConnectionObserver {
 
     /** A method retained one of this queue pair's buffers: its listener revokes it if it stops first. */
     void retained(ReceivedBuffer.Retained buffer) {
-        listener.retained(buffer);
+        ListenerInvoker invoker = listener;
+        if (invoker != null) { // a lent buffer was delivered to a listener, so there is one
+            invoker.retained(buffer);
+        }
     }
 
     /** A retained buffer was returned. */
     void forget(ReceivedBuffer.Retained buffer) {
-        listener.released(buffer);
+        ListenerInvoker invoker = listener;
+        if (invoker != null) {
+            invoker.released(buffer);
+        }
     }
 }

@@ -1,6 +1,6 @@
 package io.rdma.spring.template;
 
-import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.resource.SendTimeout;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryPool;
@@ -19,12 +19,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The template's state for one QP: a reused work request, the pool its buffers come from, the
+ * The template's state for one channel's QP: a reused work request, the pool its buffers come from, the
  * operations in flight by the index of their buffer (their wr_id, tagged), and those waiting for
  * room in the send queue. Every operation
  * is signaled, so each one's completion finds its future here (on the send CQ's poller thread),
@@ -39,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * new operation never overtakes a waiting one, so operations are posted in the order they were
  * made; and as all wait the same send-timeout, the oldest always expires first, so one timer per
  * queue pair suffices. Futures complete outside the lock, so that what a caller chains to one
- * cannot hold up the queue pair's other operations.
+ * cannot hold up the queue pair's other operations. An operation whose caller gave up while it
+ * waited is dropped, never posted ({@link TemplateOperation#claim()}). Requests of request/reply
+ * wait for their replies among the channel's {@link PendingRequests}.
  */
 final class QueuePairOperations {
 
@@ -62,11 +65,12 @@ final class QueuePairOperations {
     private record Failed(TemplateOperation operation, Throwable failure) {
     }
 
+    private final RdmaChannel channel;
     private final String name;
-    private final String declaration;
     private final QueuePair qp;
     private final MemoryPool pool;
     private final SendTimeout sendTimeout;
+    private final PendingRequests pendingRequests;
     private final long sendTimeoutNanos;
     private final SendWorkRequest request = new SendWorkRequest();
     /**
@@ -87,21 +91,24 @@ final class QueuePairOperations {
     /** Whether a timer will look at the oldest waiting operation's deadline. */
     private boolean expiryScheduled;
 
-    QueuePairOperations(String name, String declaration, QueuePair qp, MemoryPool pool, SendTimeout sendTimeout,
-                        CompletionRouter router) {
-        this.name = name;
-        this.declaration = declaration;
-        this.qp = qp;
+    /** {@code pool} is the channel's; late replies to its requests are counted into {@code lateReplies}. */
+    QueuePairOperations(RdmaChannel channel, MemoryPool pool, LongAdder lateReplies) {
+        this.channel = channel;
+        this.name = channel.name();
+        this.qp = channel.queuePair();
         this.pool = pool;
-        this.sendTimeout = sendTimeout;
+        this.sendTimeout = channel.sendTimeout();
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
         this.inFlight = new AtomicReferenceArray<>(pool.capacity());
-        router.routeSends(qp, this::completed);
+        this.pendingRequests = new PendingRequests(name, lateReplies);
     }
 
-    /** The declared queue pair, or the declared prototype a peer's queue pair was created from. */
-    String declaration() {
-        return declaration;
+    RdmaChannel channel() {
+        return channel;
+    }
+
+    PendingRequests pendingRequests() {
+        return pendingRequests;
     }
 
     /**
@@ -130,7 +137,7 @@ final class QueuePairOperations {
             lock.unlock();
         }
         report(failed);
-        return (CompletableFuture<T>) made.result();
+        return (CompletableFuture<T>) (CompletableFuture<?>) made;
     }
 
     /**
@@ -164,8 +171,11 @@ final class QueuePairOperations {
         return new RdmaOperationException(operation.name(), name, CompletionStatus.WR_FLUSH_ERR, 0);
     }
 
-    /** A send completion of the QP: settles its operation, if it is one of ours, and posts what now fits. */
-    private void completed(WorkCompletion completion) {
+    /**
+     * A send completion of the QP: settles its operation, if it is one of ours (a request only when
+     * its send failed: else its reply settles it), and posts what now fits.
+     */
+    void completed(WorkCompletion completion) {
         long wrId = completion.wrId();
         int index = (int) wrId;
         TemplateOperation done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
@@ -199,9 +209,14 @@ final class QueuePairOperations {
         }
         if (done != null) {
             if (failure == null) {
-                done.result().complete(value);
+                if (!done.awaitsReply()) {
+                    done.succeed(value);
+                }
             } else {
-                done.result().completeExceptionally(failure);
+                if (done instanceof Request request) {
+                    pendingRequests.forget(request);
+                }
+                done.fail(failure);
             }
         }
     }
@@ -221,8 +236,8 @@ final class QueuePairOperations {
      * posted. Under the lock.
      */
     private boolean postUnlessFull(TemplateOperation operation) {
-        if (operation.result().isDone()) {
-            return true; // cancelled by its caller while it waited
+        if (operation.isDone() || operation.abandoned()) {
+            return true; // its caller gave up while it waited, or a request's channel went down meanwhile
         }
         // A look before leasing and copying; tryPostSend decides, as other posters may take the room.
         if (qp.outstandingSends() >= qp.capabilities().maxSendWr()) {
@@ -244,9 +259,15 @@ final class QueuePairOperations {
             request.reset().wrId(wrId).opcode(operation.opcode()).flags(SIGNALED).addSge(buffer, 0, operation
                     .payloadLength());
             operation.prepare(buffer, request);
+            if (!operation.claim()) {
+                inFlight.set(buffer.index(), null);
+                buffer.close();
+                return true; // its caller gave up just now: it must not be posted
+            }
             if (qp.tryPostSend(request)) {
                 return true;
             }
+            operation.unclaim();
             inFlight.set(buffer.index(), null);
             buffer.close();
             return false;
@@ -313,7 +334,12 @@ final class QueuePairOperations {
         return taken;
     }
 
-    private static void report(List<Failed> failed) {
-        failed.forEach(settled -> settled.operation().result().completeExceptionally(settled.failure()));
+    private void report(List<Failed> failed) {
+        for (Failed settled : failed) {
+            if (settled.operation() instanceof Request request) {
+                pendingRequests.forget(request);
+            }
+            settled.operation().fail(settled.failure());
+        }
     }
 }

@@ -1,17 +1,22 @@
 package io.rdma.spring.template;
 
+import io.rdma.spring.channel.ChannelFollower;
+import io.rdma.spring.channel.ChannelReplies;
+import io.rdma.spring.channel.ChannelState;
+import io.rdma.spring.channel.RdmaChannel;
+import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionRouter;
-import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.MemoryPool;
-import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.SendOpcode;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 import io.micrometer.observation.Observation;
@@ -20,22 +25,25 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The data path without work requests: send, RDMA write and read, compare-and-swap and
- * fetch-and-add on a declared queue pair by name, with immediate data where the verb carries
- * it. Payloads are copied into a buffer leased from the QP's memory pool ({@code memory-pool},
- * or the only pool of its protection domain), or written straight into it
- * ({@link #send(String, int, Consumer)}), and the buffer goes back when the operation
- * completes; results arrive as {@link CompletableFuture}s completed on the CQ's poller thread
- * (chain with {@code *Async} to leave it). Failures complete the future with an
+ * The data path without work requests ({@link RdmaOperations}): send, request/reply, RDMA write
+ * and read, compare-and-swap and fetch-and-add on a channel by name, with immediate data where the
+ * verb carries it. Payloads are copied into a buffer leased from the channel's memory pool, or
+ * written straight into it ({@link #send(String, int, Consumer)}), and the buffer goes back when
+ * the operation completes; results arrive as {@link CompletableFuture}s completed on the CQ's
+ * poller thread (chain with {@code *Async} to leave it). Failures complete the future with an
  * {@link RdmaOperationException} (completion status), a {@code VerbsException} (post refused,
  * or no free buffer in the pool) or a {@link SendQueueFullException}.
  *
  * <p>A full send queue is back-pressure, not an error: an operation that finds no room waits,
- * without holding a thread, and is posted, in the order operations were made on that queue pair,
- * as soon as completions free slots. Only when its queue pair's {@code send-timeout} (5 s unless
+ * without holding a thread, and is posted, in the order operations were made on that channel,
+ * as soon as completions free slots. Only when its channel's {@code send-timeout} (5 s unless
  * configured) passes first does it fail, with a {@link SendQueueFullException} naming the queue
  * pair, its send queue's depth and the property to raise; that future completes on a thread of
  * {@code CompletableFuture}'s default async pool. The methods never block.
+ *
+ * <p>The template looks channels up in {@link RdmaChannels} and follows them: when one goes down
+ * the requests awaiting replies on it fail at once; when one is gone, what is in flight or
+ * waiting on it fails as flushed and the template forgets it.
  *
  * <p>Each operation is observed ({@link RdmaTemplateObservation#OPERATION}) from when it is made
  * until its future completes, through the {@link ObservationRegistry} given; with
@@ -43,107 +51,217 @@ import org.jspecify.annotations.Nullable;
  * nothing allocated for it.
  *
  * <p>This is the convenient path: it allocates a future per operation. Code that must not
- * allocate posts reused work requests on the {@link QueuePair} bean itself.
+ * allocate posts reused work requests on the {@link io.rdma.verbs.api.QueuePair} bean itself.
  */
-public class RdmaTemplate {
+public class RdmaTemplate implements RdmaOperations {
 
-    private final RdmaResources resources;
+    /** The reply timeout of {@link #sendAndReceive(String, byte[])} unless {@link #setDefaultReplyTimeout set}. */
+    public static final Duration DEFAULT_REPLY_TIMEOUT = Duration.ofSeconds(5);
+
+    private final RdmaChannels channels;
     private final CompletionRouter router;
+    private final ChannelReplies replies;
     private final ObservationRegistry observationRegistry;
     private final @Nullable RdmaTemplateObservationConvention observationConvention;
     private final Map<String, QueuePairOperations> operations = new ConcurrentHashMap<>();
+    /** The channels whose replies {@link #replies} already hands to this template. */
+    private final Map<String, Boolean> receivingReplies = new ConcurrentHashMap<>();
+    private final LongAdder lateReplies = new LongAdder();
+    private volatile Duration defaultReplyTimeout = DEFAULT_REPLY_TIMEOUT;
 
     /**
-     * Observes operations through {@code observationRegistry}, named and tagged by
+     * Sends on the channels of {@code channels}, whose replies {@code replies} receives; observes
+     * operations through {@code observationRegistry}, named and tagged by
      * {@code observationConvention}, or when that is null by the registry's global convention or
      * {@link DefaultRdmaTemplateObservationConvention}.
      */
-    public RdmaTemplate(RdmaResources resources, CompletionRouter router, ObservationRegistry observationRegistry,
+    public RdmaTemplate(RdmaChannels channels, CompletionRouter router, ChannelReplies replies,
+                        ObservationRegistry observationRegistry,
                         @Nullable RdmaTemplateObservationConvention observationConvention) {
-        this.resources = resources;
+        this.channels = channels;
         this.router = router;
+        this.replies = replies;
         this.observationRegistry = observationRegistry;
         this.observationConvention = observationConvention;
+        channels.followAll(new ChannelFollower() {
+            @Override
+            public void up(RdmaChannel channel) {
+            }
+
+            @Override
+            public void down(RdmaChannel channel) {
+                QueuePairOperations on = operations.get(channel.name());
+                if (on != null) {
+                    on.pendingRequests().failAll(downException(channel));
+                }
+            }
+
+            @Override
+            public void gone(RdmaChannel channel) {
+                QueuePairOperations on = operations.remove(channel.name());
+                receivingReplies.remove(channel.name());
+                if (on != null) {
+                    on.pendingRequests().failAll(downException(channel));
+                    on.abandon();
+                }
+            }
+        });
     }
 
-    public CompletableFuture<Void> send(String queuePair, byte[] payload) {
-        return post(queuePair, TemplateOperation.send(payload, null));
+    /** How long {@link #sendAndReceive(String, byte[])} waits for a reply. */
+    public void setDefaultReplyTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("a reply timeout must be positive, not " + timeout);
+        }
+        this.defaultReplyTimeout = timeout;
     }
 
-    public CompletableFuture<Void> send(String queuePair, byte[] payload, int immediateData) {
-        return post(queuePair, TemplateOperation.send(payload, immediateData));
+    /** Replies that came after their request was settled (timed out, given up, its channel down): dropped. */
+    public long lateReplies() {
+        return lateReplies.sum();
     }
 
-    /**
-     * Sends {@code length} bytes that {@code writer} writes straight into the registered buffer
-     * the send goes out from, leased from the queue pair's pool: no {@code byte[]}, no copy. The
-     * writer gets the whole buffer ({@code buffer-size} bytes), whose first {@code length} bytes are
-     * sent, when the send is posted: at once, or,
-     * when the send queue is full, later, on the thread that finds room (a completion poller, or
-     * the send-timeout's timer). So it must only fill the segment, and not keep it: the buffer
-     * goes back to the pool when the send completes. What it throws fails the future.
-     */
-    public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer) {
-        return post(queuePair, TemplateOperation.send(length, writer, null));
+    @Override
+    public CompletableFuture<Void> send(String channel, byte[] payload) {
+        return post(channel, TemplateOperation.send(payload, null));
     }
 
-    /** {@link #send(String, int, Consumer)} with immediate data. */
-    public CompletableFuture<Void> send(String queuePair, int length, Consumer<MemorySegment> writer,
+    @Override
+    public CompletableFuture<Void> send(String channel, byte[] payload, int immediateData) {
+        return post(channel, TemplateOperation.send(payload, applicationImmediate(immediateData)));
+    }
+
+    @Override
+    public CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer) {
+        return post(channel, TemplateOperation.send(length, writer, null));
+    }
+
+    @Override
+    public CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer,
                                         int immediateData) {
-        return post(queuePair, TemplateOperation.send(length, writer, immediateData));
+        return post(channel, TemplateOperation.send(length, writer, applicationImmediate(immediateData)));
     }
 
-    public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target) {
-        return post(queuePair, TemplateOperation.write(data, target, null));
+    @Override
+    public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request) {
+        return sendAndReceive(channel, request, defaultReplyTimeout);
     }
 
-    public CompletableFuture<Void> write(String queuePair, byte[] data, RemoteBuffer target, int immediateData) {
-        return post(queuePair, TemplateOperation.write(data, target, immediateData));
-    }
-
-    public CompletableFuture<byte[]> read(String queuePair, RemoteBuffer source, int length) {
-        return post(queuePair, TemplateOperation.read(source, length));
-    }
-
-    /** Atomically replaces the remote 8 bytes with {@code desired} if they equal {@code expected}; yields the old value. */
-    public CompletableFuture<Long> compareAndSwap(String queuePair, RemoteBuffer target, long expected, long desired) {
-        return post(queuePair, TemplateOperation.atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired));
-    }
-
-    /** Atomically adds {@code delta} to the remote 8 bytes; yields the old value. */
-    public CompletableFuture<Long> fetchAndAdd(String queuePair, RemoteBuffer target, long delta) {
-        return post(queuePair, TemplateOperation.atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0));
-    }
-
-    /**
-     * Makes {@code qp}, which is not a declared bean (a queue pair a listener created for an
-     * accepted peer), usable under {@code name} with buffers from {@code pool}. Its operations
-     * wait for send-queue room as long as the {@code send-timeout} of {@code createdFrom}, the
-     * declared queue pair prototype it was created from, says.
-     */
-    public void bind(String name, QueuePair qp, MemoryPool pool, String createdFrom) {
-        operations.put(name, new QueuePairOperations(name, createdFrom, qp, pool, resources.sendTimeout(createdFrom),
-                router));
+    @Override
+    public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout) {
+        RdmaChannel target = channels.channel(channel);
+        if (target.state() != ChannelState.UP) {
+            return CompletableFuture.failedFuture(downException(target));
+        }
+        QueuePairOperations on = operationsOf(target);
+        if (receivingReplies.putIfAbsent(channel, Boolean.TRUE) == null) {
+            replies.receiveReplies(target, this::replied);
+        }
+        PendingRequests pending = on.pendingRequests();
+        Request made = new Request(request, pending);
+        if (!pending.register(made)) {
+            return CompletableFuture.failedFuture(new IllegalStateException(PendingRequests.SLOTS
+                    + " requests await replies on channel '" + channel + "' already; wait for some of them"));
+        }
+        ReplyTimeouts.schedule(made, pending, channel, timeout);
+        return post(target, on, made);
     }
 
     /**
-     * Forgets a queue pair bound with {@link #bind} before it is closed; what is in flight or
-     * waiting for room on it fails.
+     * Answers a message without immediate data received on {@code channel} with {@code payload}:
+     * a send without immediate data. What {@code @RdmaListener} methods that return a value send.
      */
-    public void unbind(String name) {
-        QueuePairOperations removed = operations.remove(name);
-        if (removed != null) {
-            removed.abandon();
+    public CompletableFuture<Void> reply(String channel, byte[] payload) {
+        return post(channel, TemplateOperation.send(payload, null));
+    }
+
+    /**
+     * Answers a message received on {@code channel} with immediate value
+     * {@code requestImmediateData} with {@code payload}: a request of request/reply (kind
+     * {@link RdmaWireFormat#REQUEST}) with a reply carrying its correlation id, a message with the
+     * application's immediate data with that value unchanged. What {@code @RdmaListener} methods
+     * that return a value send; also for code that answers requests it received otherwise.
+     */
+    public CompletableFuture<Void> reply(String channel, int requestImmediateData, byte[] payload) {
+        int immediate = RdmaWireFormat.kind(requestImmediateData) == RdmaWireFormat.REQUEST
+                ? RdmaWireFormat.immediateData(RdmaWireFormat.REPLY, RdmaWireFormat.correlationId(requestImmediateData))
+                : requestImmediateData;
+        return post(channel, TemplateOperation.send(payload, immediate));
+    }
+
+    /**
+     * Answers request {@code requestImmediateData} (of kind {@link RdmaWireFormat#REQUEST})
+     * received on {@code channel} with {@code failure}: the requester's future fails with an
+     * {@link RdmaRemoteException} naming its type and message.
+     */
+    public CompletableFuture<Void> replyWithError(String channel, int requestImmediateData, Throwable failure) {
+        int immediate = RdmaWireFormat.immediateData(RdmaWireFormat.ERROR_REPLY,
+                RdmaWireFormat.correlationId(requestImmediateData));
+        String message = String.valueOf(failure.getMessage());
+        return post(channel, TemplateOperation.send(RdmaWireFormat.errorPayload(failure.getClass().getName(),
+                message.length() > 1024 ? message.substring(0, 1024) : message), immediate));
+    }
+
+    @Override
+    public CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target) {
+        return post(channel, TemplateOperation.write(data, target, null));
+    }
+
+    @Override
+    public CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target, int immediateData) {
+        return post(channel, TemplateOperation.write(data, target, immediateData));
+    }
+
+    @Override
+    public CompletableFuture<byte[]> read(String channel, RemoteBuffer source, int length) {
+        return post(channel, TemplateOperation.read(source, length));
+    }
+
+    @Override
+    public CompletableFuture<Long> compareAndSwap(String channel, RemoteBuffer target, long expected, long desired) {
+        return post(channel, TemplateOperation.atomic(SendOpcode.ATOMIC_CMP_AND_SWP, target, expected, desired));
+    }
+
+    @Override
+    public CompletableFuture<Long> fetchAndAdd(String channel, RemoteBuffer target, long delta) {
+        return post(channel, TemplateOperation.atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, target, delta, 0));
+    }
+
+    /** A reply received on {@code channel}, for one of its pending requests or late. */
+    private void replied(RdmaChannel channel, int immediateData, MemorySegment payload, int length) {
+        QueuePairOperations on = operations.get(channel.name());
+        if (on == null) {
+            lateReplies.increment();
+        } else {
+            on.pendingRequests().replied(immediateData, payload, length);
         }
     }
 
-    /** Posts {@code made} on {@code queuePair}, observed from now until its future completes. */
-    private <T extends @Nullable Object> CompletableFuture<T> post(String queuePair, TemplateOperation made) {
-        QueuePairOperations target = on(queuePair);
+    private static Integer applicationImmediate(int immediateData) {
+        if ((immediateData & ~RdmaWireFormat.MAX_CORRELATION_ID) != 0) {
+            throw new IllegalArgumentException("immediate data 0x" + Integer.toHexString(immediateData) + " of a send"
+                    + " sets one of the top two bits, which say a request or reply (RdmaWireFormat); a send carries"
+                    + " up to 0x3fffffff of the application's own (an RDMA write with immediate data all 32 bits)");
+        }
+        return immediateData;
+    }
+
+    private static RdmaChannelDownException downException(RdmaChannel channel) {
+        return new RdmaChannelDownException(channel.name(), channel.state(), channel.lastFailure());
+    }
+
+    private <T extends @Nullable Object> CompletableFuture<T> post(String channel, TemplateOperation made) {
+        RdmaChannel target = channels.channel(channel);
+        return post(target, operationsOf(target), made);
+    }
+
+    /** Posts {@code made} on {@code channel}, observed from now until its future completes. */
+    private <T extends @Nullable Object> CompletableFuture<T> post(RdmaChannel channel, QueuePairOperations target,
+                                                                  TemplateOperation made) {
         if (observationRegistry.isNoop()) {
             return target.post(made); // the hot path without observations: no context, no callback
         }
-        RdmaOperationContext context = new RdmaOperationContext(queuePair, target.declaration(), made.opcode());
+        RdmaOperationContext context = new RdmaOperationContext(channel.name(), channel.declaration(), made.opcode());
         Observation observation = RdmaTemplateObservation.OPERATION.start(observationConvention,
                 DefaultRdmaTemplateObservationConvention.INSTANCE, () -> context, observationRegistry);
         CompletableFuture<T> result = target.post(made);
@@ -161,20 +279,29 @@ public class RdmaTemplate {
         return result;
     }
 
-    private QueuePairOperations on(String queuePair) {
-        QueuePairOperations known = operations.get(queuePair);
+    /**
+     * The channel's operations, made when it is first used: its completions are routed to them
+     * from then on. Those of an earlier channel of the same name (an instance that came back) are
+     * replaced.
+     */
+    private QueuePairOperations operationsOf(RdmaChannel channel) {
+        QueuePairOperations known = operations.get(channel.name());
         // Looked up first: computeIfAbsent's lambda would be allocated on every operation.
-        return known != null ? known : operations.computeIfAbsent(queuePair, name -> {
-            QueuePair qp = resources.resource(name).filter(managed -> managed.resource() instanceof QueuePair)
-                    .map(managed -> (QueuePair) managed.resource())
-                    .orElseThrow(() -> new IllegalArgumentException("no queue pair named '" + name + "' is declared"));
-            String pool = resources.queuePairAddress(name).memoryPool();
-            if (pool == null) {
-                throw new IllegalStateException("queue pair '" + name + "' has no memory pool to lease buffers from;"
-                        + " set its memory-pool property");
+        if (known != null && known.channel() == channel) {
+            return known;
+        }
+        return operations.compute(channel.name(), (name, earlier) -> {
+            if (earlier != null && earlier.channel() == channel) {
+                return earlier;
             }
-            return new QueuePairOperations(name, name, qp, (MemoryPool) resources.resource(pool).orElseThrow().resource(),
-                    resources.sendTimeout(name), router);
+            MemoryPool pool = channel.memoryPool();
+            if (pool == null) {
+                throw new IllegalStateException("queue pair '" + channel.declaration() + "' has no memory pool to"
+                        + " lease buffers from; set its memory-pool property");
+            }
+            QueuePairOperations made = new QueuePairOperations(channel, pool, lateReplies);
+            router.routeSends(channel.queuePair(), made::completed);
+            return made;
         });
     }
 }

@@ -7,6 +7,8 @@ import io.rdma.verbs.api.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -15,17 +17,41 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One operation of the {@link RdmaTemplate}: what the caller asked for, how it fills its leased
- * buffer and work request once posted, what its completion yields, and the future the caller
- * holds. Each kind keeps only its own operands in fields, rather than in lambdas capturing them,
- * so an operation costs one small object besides its future on the hot path.
+ * buffer and work request once posted, what its completion yields, and, being the future the
+ * caller holds, its outcome. Each kind keeps only its own operands in fields, rather than in
+ * lambdas capturing them, so an operation costs one object on the hot path.
+ *
+ * <p>A caller that gives up is never overruled: the operation is posted only if it can be
+ * {@link #claim() claimed} first, and a caller's {@link #cancel}, {@link #completeExceptionally}
+ * (which {@link #orTimeout} calls) or {@link #complete} succeeds only while it is not posted, and
+ * then it never will be. Once posted, an operation completes with its outcome (its completion's
+ * status, or for a request its reply), so a caller never takes an operation that ran for one
+ * that did not: {@code cancel} then returns false. A request may still be given up after it was
+ * posted, as giving up then only stops the wait for its reply.
  */
-abstract sealed class TemplateOperation {
+abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object>
+        permits TemplateOperation.CopyIn, TemplateOperation.WriteIn, TemplateOperation.Read, TemplateOperation.Atomic,
+        Request {
+
+    private static final int WAITING = 0;
+    private static final int POSTED = 1;
+    private static final int ABANDONED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(TemplateOperation.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final SendOpcode opcode;
     private final int payloadLength;
-    private final CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
 
-    private TemplateOperation(SendOpcode opcode, int payloadLength) {
+    TemplateOperation(SendOpcode opcode, int payloadLength) {
         this.opcode = opcode;
         this.payloadLength = payloadLength;
     }
@@ -74,8 +100,62 @@ abstract sealed class TemplateOperation {
         return payloadLength;
     }
 
-    CompletableFuture<@Nullable Object> result() {
-        return result;
+    /**
+     * Takes the operation for posting: false when its caller gave up, and then it must not be
+     * posted. A claimed operation whose post found no room is {@link #unclaim() unclaimed}.
+     */
+    final boolean claim() {
+        return STATE.compareAndSet(this, WAITING, POSTED);
+    }
+
+    /** The post found no room after all: the operation waits again, and its caller may give up again. */
+    final void unclaim() {
+        STATE.compareAndSet(this, POSTED, WAITING);
+    }
+
+    /** Whether its caller gave up before it was posted. */
+    final boolean abandoned() {
+        return (int) STATE.getVolatile(this) == ABANDONED;
+    }
+
+    /** Whether the caller may give up now: before the post, or, for a request, while it waits for the reply. */
+    private boolean callerMayGiveUp() {
+        return STATE.compareAndSet(this, WAITING, ABANDONED) || (awaitsReply() && !isDone());
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        return callerMayGiveUp() && super.cancel(mayInterruptIfRunning) && gaveUp();
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+        return callerMayGiveUp() && super.completeExceptionally(failure) && gaveUp();
+    }
+
+    @Override
+    public boolean complete(@Nullable Object value) {
+        return callerMayGiveUp() && super.complete(value) && gaveUp();
+    }
+
+    /** The template's own completion with the operation's outcome. */
+    final void succeed(@Nullable Object value) {
+        super.complete(value);
+    }
+
+    /** The template's own completion with a failure: a completion status, a refused post, a timeout. */
+    final void fail(Throwable failure) {
+        super.completeExceptionally(failure);
+    }
+
+    /** After its caller gave up: a request forgets its correlation. True, so it can end the chains above. */
+    boolean gaveUp() {
+        return true;
+    }
+
+    /** Whether the future completes with a reply rather than with the send's completion. */
+    boolean awaitsReply() {
+        return false;
     }
 
     /** Fills the leased buffer and the work request, whose opcode, wr_id and entry are already set. */

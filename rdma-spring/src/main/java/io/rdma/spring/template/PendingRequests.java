@@ -1,0 +1,88 @@
+package io.rdma.spring.template;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The requests of one channel that wait for their replies, by correlation id. Ids are taken in
+ * turn from the 30 bits the wire format gives them, and a request sits in the slot its id's low
+ * bits name: a reply finds its request without a map, a key object or an entry, and matches it
+ * only while the slot holds the request with exactly that id, so a reply that comes after its
+ * request was settled (timed out, given up) finds nothing, is dropped and counted as late.
+ * At most {@link #SLOTS} requests of a channel wait at once.
+ */
+final class PendingRequests {
+
+    /** How many requests of one channel may wait for replies at once. */
+    static final int SLOTS = 4096;
+
+    private final String channel;
+    private final AtomicReferenceArray<@Nullable Request> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicInteger nextId = new AtomicInteger();
+    private final LongAdder lateReplies;
+
+    PendingRequests(String channel, LongAdder lateReplies) {
+        this.channel = channel;
+        this.lateReplies = lateReplies;
+    }
+
+    /**
+     * Gives {@code request} a correlation id and a slot; false when every slot holds a waiting
+     * request.
+     */
+    boolean register(Request request) {
+        for (int tries = 0; tries < SLOTS; tries++) {
+            int id = nextId.getAndIncrement() & RdmaWireFormat.MAX_CORRELATION_ID;
+            if (slots.compareAndSet(id & (SLOTS - 1), null, request)) {
+                request.correlationId(id);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The reply (or error reply) with immediate value {@code immediateData} arrived, its payload
+     * the first {@code length} bytes of {@code payload}: completes its request, or counts it late.
+     * On the poller thread that took it; the payload is copied before this returns.
+     */
+    void replied(int immediateData, MemorySegment payload, int length) {
+        int id = RdmaWireFormat.correlationId(immediateData);
+        int slot = id & (SLOTS - 1);
+        Request request = slots.get(slot);
+        if (request == null || request.correlationId() != id || !slots.compareAndSet(slot, request, null)) {
+            lateReplies.increment();
+            return;
+        }
+        request.cancelTimeout();
+        byte[] bytes = payload.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+        if (RdmaWireFormat.kind(immediateData) == RdmaWireFormat.ERROR_REPLY) {
+            String[] error = RdmaWireFormat.parseErrorPayload(bytes);
+            request.fail(new RdmaRemoteException(channel, error[0], error[1]));
+        } else {
+            request.succeed(bytes);
+        }
+    }
+
+    /** {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not fire. */
+    void forget(Request request) {
+        request.cancelTimeout();
+        slots.compareAndSet(request.correlationId() & (SLOTS - 1), request, null);
+    }
+
+    /** Fails every waiting request with {@code failure}: their channel went down. */
+    void failAll(Throwable failure) {
+        for (int slot = 0; slot < SLOTS; slot++) {
+            Request request = slots.getAndSet(slot, null);
+            if (request != null) {
+                request.cancelTimeout();
+                request.fail(failure);
+            }
+        }
+    }
+}

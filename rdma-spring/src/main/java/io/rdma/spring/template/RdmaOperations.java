@@ -1,0 +1,78 @@
+package io.rdma.spring.template;
+
+import io.rdma.verbs.api.RemoteBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * What an application does on channels, by name (a declared queue pair, {@code <listener>#<n>}
+ * for an accepted peer, {@code <connection>@<instance>} for an instance of a discovered service,
+ * or what {@code RdmaConnections.group(...)} picks): sends, request/reply, one-sided RDMA writes,
+ * reads and atomics. Implemented by {@link RdmaTemplate}; program and mock against this.
+ *
+ * <p>Every method returns at once with a future. An operation that finds its send queue full
+ * waits for room (up to its channel's {@code send-timeout}); a caller that gives up on it while it
+ * waits ({@code cancel}, {@code orTimeout}, {@code completeExceptionally}) withdraws it: it is
+ * never posted afterwards. Once posted, an operation completes with its outcome, and cancelling
+ * it returns false: the caller knows it may have run. (Waiting with {@code get(timeout)} withdraws
+ * nothing; cancel the future when that times out.)
+ *
+ * <p>An unknown channel name throws {@code IllegalArgumentException} at the call, naming the
+ * channels there are.
+ */
+public interface RdmaOperations {
+
+    CompletableFuture<Void> send(String channel, byte[] payload);
+
+    /**
+     * A send with immediate data: {@code immediateData} must fit the 30 bits the request/reply
+     * wire format leaves the application ({@link RdmaWireFormat}).
+     */
+    CompletableFuture<Void> send(String channel, byte[] payload, int immediateData);
+
+    /**
+     * Sends {@code length} bytes that {@code writer} writes straight into the registered buffer
+     * the send goes out from, leased from the channel's pool: no {@code byte[]}, no copy. The
+     * writer gets the whole buffer, whose first {@code length} bytes are sent, when the send is
+     * posted: at once, or, when the send queue is full, later, on the thread that finds room (a
+     * completion poller, or the send-timeout's timer). So it must only fill the segment, and not
+     * keep it: the buffer goes back to the pool when the send completes. What it throws fails the
+     * future.
+     */
+    CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer);
+
+    /** {@link #send(String, int, Consumer)} with immediate data (30 bits, as {@link #send(String, byte[], int)}). */
+    CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer, int immediateData);
+
+    /**
+     * Sends {@code request} and yields the reply of the listener that answers it on the other side,
+     * within the template's default reply timeout. See {@link #sendAndReceive(String, byte[], Duration)}.
+     */
+    CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request);
+
+    /**
+     * Sends {@code request} and yields the reply: the value the peer's {@code @RdmaListener}
+     * method returned, correlated through the immediate data ({@link RdmaWireFormat}). Fails with
+     * {@link RdmaRemoteException} when that method threw, {@link RdmaReplyTimeoutException} when no
+     * reply came within {@code timeout} (a later reply is dropped and counted), and
+     * {@link RdmaChannelDownException} at once when the channel is down at the call or goes down
+     * while the reply is awaited. The request waits for send-queue room as other operations do.
+     */
+    CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout);
+
+    CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target);
+
+    /** An RDMA write with immediate data: all 32 bits are the application's. */
+    CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target, int immediateData);
+
+    CompletableFuture<byte[]> read(String channel, RemoteBuffer source, int length);
+
+    /** Atomically replaces the remote 8 bytes with {@code desired} if they equal {@code expected}; yields the old value. */
+    CompletableFuture<Long> compareAndSwap(String channel, RemoteBuffer target, long expected, long desired);
+
+    /** Atomically adds {@code delta} to the remote 8 bytes; yields the old value. */
+    CompletableFuture<Long> fetchAndAdd(String channel, RemoteBuffer target, long delta);
+}

@@ -1,0 +1,75 @@
+package io.rdma.spring.template;
+
+import io.rdma.verbs.api.PooledBuffer;
+import io.rdma.verbs.api.SendOpcode;
+import io.rdma.verbs.api.SendWorkRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A request of request/reply: a send with immediate data that carries its correlation id
+ * ({@link RdmaWireFormat}), whose future completes with the reply, not with the send's
+ * completion. It is among its channel's {@link PendingRequests} from before it is posted until it
+ * is settled, however that happens: the reply, an error reply, a failed send, the channel going
+ * down, its timeout, or its caller giving up.
+ */
+final class Request extends TemplateOperation {
+
+    private final byte[] payload;
+    private final PendingRequests pending;
+    /** Set once, by {@link PendingRequests#register}, before the request is posted. */
+    private int correlationId;
+    private volatile @Nullable ScheduledFuture<?> timeout;
+
+    Request(byte[] payload, PendingRequests pending) {
+        super(SendOpcode.SEND_WITH_IMM, payload.length);
+        this.payload = payload;
+        this.pending = pending;
+    }
+
+    int correlationId() {
+        return correlationId;
+    }
+
+    void correlationId(int id) {
+        correlationId = id;
+    }
+
+    void timeout(ScheduledFuture<?> scheduled) {
+        timeout = scheduled;
+    }
+
+    /** Settled: the timeout, if set, will not fire. */
+    void cancelTimeout() {
+        ScheduledFuture<?> scheduled = timeout;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+    }
+
+    @Override
+    void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+        MemorySegment.copy(payload, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, payload.length);
+        wr.immediateData(RdmaWireFormat.immediateData(RdmaWireFormat.REQUEST, correlationId));
+    }
+
+    @Override
+    boolean awaitsReply() {
+        return true;
+    }
+
+    @Override
+    boolean gaveUp() {
+        pending.forget(this);
+        return true;
+    }
+
+    @Override
+    String name() {
+        return "request";
+    }
+}
