@@ -7,8 +7,6 @@ import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
 import io.rdma.verbs.spi.AsyncEventSink;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -25,10 +23,8 @@ final class AsyncEventPump {
     private static final System.Logger LOG = System.getLogger(AsyncEventPump.class.getName());
     private static final long WAIT_NANOS = 100_000_000L;
     /** {@code ibv_get_async_event(context, &event)}, errno captured; exact types for {@code invokeExact}. */
-    private static final MethodHandle GET_ASYNC_EVENT = Linker.nativeLinker().downcallHandle(
-            rdma_h.ibv_get_async_event$address(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS),
-            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle GET_ASYNC_EVENT = NativeDowncalls.GET_ASYNC_EVENT.bindTo(
+            rdma_h.ibv_get_async_event$address());
 
     private final NativeContext context;
     private final AsyncEventSink sink;

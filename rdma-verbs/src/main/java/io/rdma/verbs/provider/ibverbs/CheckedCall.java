@@ -21,7 +21,6 @@ import java.lang.invoke.VarHandle;
  */
 final class CheckedCall {
 
-    private static final Linker LINKER = Linker.nativeLinker();
     /** Where a downcall bound with {@code captureCallState("errno")} leaves errno. */
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -37,22 +36,26 @@ final class CheckedCall {
         this.unbound = unbound;
     }
 
-    /** Binds the symbol at {@code address}; the call never blocks on the CPU for long or on I/O. */
+    /**
+     * Binds the generated bindings' function at {@code address} with its generated
+     * {@code descriptor} ({@link NativeDowncalls#capturingErrno}); the call never blocks on the
+     * CPU for long or on I/O.
+     */
     static CheckedCall bind(String verb, MemorySegment address, FunctionDescriptor descriptor) {
-        return new CheckedCall(verb, LINKER.downcallHandle(address, descriptor,
-                Linker.Option.captureCallState("errno")), false);
+        return bind(verb, address, NativeDowncalls.capturingErrno(descriptor));
     }
 
-    /** Binds a variadic symbol whose variadic arguments start at {@code firstVariadic}. */
-    static CheckedCall bindVariadic(String verb, MemorySegment address, FunctionDescriptor descriptor,
-                                    int firstVariadic) {
-        return new CheckedCall(verb, LINKER.downcallHandle(address, descriptor,
-                Linker.Option.captureCallState("errno"), Linker.Option.firstVariadicArg(firstVariadic)), false);
+    /** Binds the symbol at {@code address} as {@code downcall}, one of {@link NativeDowncalls}' that capture errno. */
+    static CheckedCall bind(String verb, MemorySegment address, Downcall downcall) {
+        return new CheckedCall(verb, downcall.bindTo(address), false);
     }
 
-    /** Binds a function pointer read at run time: its address is passed as the first argument of each call. */
-    static CheckedCall bindPointer(String verb, FunctionDescriptor descriptor) {
-        return new CheckedCall(verb, LINKER.downcallHandle(descriptor, Linker.Option.captureCallState("errno")), true);
+    /**
+     * Binds a function pointer read at run time as {@code downcall} (one that captures errno):
+     * its address is passed as the first argument of each call.
+     */
+    static CheckedCall bindPointer(String verb, Downcall downcall) {
+        return new CheckedCall(verb, downcall.handle(), true);
     }
 
     String verb() {

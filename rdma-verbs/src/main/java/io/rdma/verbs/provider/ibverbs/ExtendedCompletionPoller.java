@@ -5,13 +5,9 @@ import io.rdma.verbs.provider.ibverbs.generated.ibv_poll_cq_attr;
 import io.rdma.verbs.spi.CompletionSink;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -24,15 +20,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class ExtendedCompletionPoller {
 
-    private static final Linker LINKER = Linker.nativeLinker();
     private static final int ENOENT = 2;
 
-    private static final MethodHandle START_POLL = critical(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle NEXT_POLL = critical(FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle END_POLL = critical(FunctionDescriptor.ofVoid(ADDRESS));
-    private static final MethodHandle READ_INT = critical(FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle READ_BYTE = critical(FunctionDescriptor.of(JAVA_BYTE, ADDRESS));
-    private static final MethodHandle READ_LONG = critical(FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle START_POLL = NativeDowncalls.START_POLL.handle();
+    private static final MethodHandle NEXT_POLL = NativeDowncalls.CQ_EX_INT.handle();
+    private static final MethodHandle END_POLL = NativeDowncalls.CQ_EX_VOID.handle();
+    private static final MethodHandle READ_INT = NativeDowncalls.CQ_EX_INT.handle();
+    private static final MethodHandle READ_BYTE = NativeDowncalls.CQ_EX_BYTE.handle();
+    private static final MethodHandle READ_LONG = NativeDowncalls.CQ_EX_LONG.handle();
 
     private static final long STATUS = ibv_cq_ex.status$offset();
     private static final long WR_ID = ibv_cq_ex.wr_id$offset();
@@ -69,10 +64,6 @@ final class ExtendedCompletionPoller {
         this.readSlid = ibv_cq_ex.read_slid(cqEx);
         this.readSl = ibv_cq_ex.read_sl(cqEx);
         this.readCompletionTs = ibv_cq_ex.read_completion_ts(cqEx);
-    }
-
-    private static MethodHandle critical(FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(descriptor, Linker.Option.critical(false));
     }
 
     /** Writes up to {@code max} completions into {@code sink} through {@code owner}; returns how many. */

@@ -5,7 +5,6 @@ import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.VerbsException;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -13,7 +12,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.Optional;
 import java.util.Set;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -56,15 +54,12 @@ final class HardwareCompletionCounters {
     private HardwareCompletionCounters(MemorySegment queryCaps, MemorySegment create, MemorySegment destroy,
                                        MemorySegment read, MemorySegment readErrors, MemorySegment attach) {
         this.queryCaps = CheckedCall.bind("ibv_query_comp_cntr_caps", queryCaps,
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-        this.create = CheckedCall.bind("ibv_create_comp_cntr", create,
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        this.destroy = CheckedCall.bind("ibv_destroy_comp_cntr", destroy, FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        this.read = CheckedCall.bind("ibv_read_comp_cntr", read, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        this.readErrors = CheckedCall.bind("ibv_read_err_comp_cntr", readErrors,
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        this.attach = CheckedCall.bind("ibv_qp_attach_comp_cntr", attach,
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+                NativeDowncalls.QUERY_COMP_CNTR_CAPS);
+        this.create = CheckedCall.bind("ibv_create_comp_cntr", create, NativeDowncalls.CREATE_COMP_CNTR);
+        this.destroy = CheckedCall.bind("ibv_destroy_comp_cntr", destroy, NativeDowncalls.DESTROY_COMP_CNTR);
+        this.read = CheckedCall.bind("ibv_read_comp_cntr", read, NativeDowncalls.READ_COMP_CNTR);
+        this.readErrors = CheckedCall.bind("ibv_read_err_comp_cntr", readErrors, NativeDowncalls.READ_COMP_CNTR);
+        this.attach = CheckedCall.bind("ibv_qp_attach_comp_cntr", attach, NativeDowncalls.QP_ATTACH_COMP_CNTR);
         this.set = valueCall("ibv_set_comp_cntr");
         this.setErrors = valueCall("ibv_set_err_comp_cntr");
         this.increment = valueCall("ibv_inc_comp_cntr");
@@ -73,7 +68,7 @@ final class HardwareCompletionCounters {
 
     private static Optional<CheckedCall> valueCall(String name) {
         return NativeLibraries.optionalVerbsSymbol(name).map(address -> CheckedCall.bind(name, address,
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)));
+                NativeDowncalls.SET_COMP_CNTR));
     }
 
     /** The bound verbs, or empty when this libibverbs predates them. */

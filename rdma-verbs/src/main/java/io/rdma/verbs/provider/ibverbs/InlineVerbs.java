@@ -8,16 +8,11 @@ import io.rdma.verbs.provider.ibverbs.generated.ibv_port_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
 import io.rdma.verbs.provider.ibverbs.generated.verbs_context;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,43 +29,36 @@ import org.jspecify.annotations.Nullable;
  */
 final class InlineVerbs {
 
-    private static final Linker LINKER = Linker.nativeLinker();
-
     /** {@code __VERBS_ABI_IS_EXTENDED}: {@code (void *) UINTPTR_MAX}. */
     private static final long ABI_IS_EXTENDED = -1L;
 
-    /** {@code int (*post_send)(qp, wr, bad_wr)}; post_recv and post_srq_recv have the same shape. */
-    private static final MethodHandle POST = LINKER.downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.critical(false));
-    /** {@code int (*poll_cq)(cq, num_entries, wc)}. */
-    private static final MethodHandle POLL_CQ = LINKER.downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
-    /** {@code int (*req_notify_cq)(cq, solicited_only)}. */
-    private static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.critical(false));
+    /** post_send, post_recv and post_srq_recv. */
+    private static final MethodHandle POST = NativeDowncalls.POST.handle();
+    private static final MethodHandle POLL_CQ = NativeDowncalls.POLL_CQ.handle();
+    private static final MethodHandle REQ_NOTIFY_CQ = NativeDowncalls.REQ_NOTIFY_CQ.handle();
 
     private static final CheckedCall QUERY_PORT = CheckedCall.bindPointer("ibv_query_port",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
+            NativeDowncalls.QUERY_PORT);
     private static final CheckedCall QUERY_PORT_COMPAT = CheckedCall.bind("ibv_query_port",
             rdma_h.ibv_query_port$address(), rdma_h.ibv_query_port$descriptor());
     private static final CheckedCall QUERY_DEVICE_EX = CheckedCall.bindPointer("ibv_query_device_ex",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+            NativeDowncalls.QUERY_DEVICE_EX);
     private static final CheckedCall QUERY_DEVICE = CheckedCall.bind("ibv_query_device",
             rdma_h.ibv_query_device$address(), rdma_h.ibv_query_device$descriptor());
     private static final CheckedCall CREATE_CQ_EX = CheckedCall.bindPointer("ibv_create_cq_ex",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+            NativeDowncalls.CREATE);
     private static final CheckedCall CREATE_FLOW = CheckedCall.bindPointer("ibv_create_flow",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+            NativeDowncalls.CREATE);
     private static final CheckedCall DESTROY_FLOW = CheckedCall.bindPointer("ibv_destroy_flow",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+            NativeDowncalls.DESTROY);
     private static final CheckedCall CREATE_COUNTERS = CheckedCall.bindPointer("ibv_create_counters",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+            NativeDowncalls.CREATE);
     private static final CheckedCall DESTROY_COUNTERS = CheckedCall.bindPointer("ibv_destroy_counters",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+            NativeDowncalls.DESTROY);
     private static final CheckedCall ATTACH_COUNTERS_POINT_FLOW = CheckedCall.bindPointer(
-            "ibv_attach_counters_point_flow", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+            "ibv_attach_counters_point_flow", NativeDowncalls.ATTACH_COUNTERS_POINT_FLOW);
     private static final CheckedCall READ_COUNTERS = CheckedCall.bindPointer("ibv_read_counters",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT));
+            NativeDowncalls.READ_COUNTERS);
 
     private static final long CONTEXT_OFFSET = verbs_context.layout()
             .byteOffset(MemoryLayout.PathElement.groupElement("context"));

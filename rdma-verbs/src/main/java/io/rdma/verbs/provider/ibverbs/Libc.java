@@ -1,10 +1,10 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -16,7 +16,7 @@ import java.lang.invoke.MethodHandle;
  */
 final class Libc {
 
-    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = Linker.nativeLinker().defaultLookup();
     static final short POLLIN = 1;
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
@@ -36,13 +36,9 @@ final class Libc {
      * {@code int poll(struct pollfd *, nfds_t, int)}, errno captured: called on every event wait,
      * so bound with exact types for {@code invokeExact}. It blocks, so it is not {@code critical}.
      */
-    private static final MethodHandle POLL = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("poll"),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT), Linker.Option.captureCallState("errno"));
-    private static final CheckedCall FCNTL = CheckedCall.bindVariadic("fcntl",
-            LINKER.defaultLookup().findOrThrow("fcntl"),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT), 2);
+    private static final MethodHandle POLL = NativeDowncalls.POLL.bindTo(LIBC.findOrThrow("poll"));
+    private static final CheckedCall FCNTL = CheckedCall.bind("fcntl", LIBC.findOrThrow("fcntl"),
+            NativeDowncalls.FCNTL);
 
     private Libc() {
     }

@@ -7,8 +7,6 @@ import io.rdma.verbs.spi.ChannelHandle;
 import io.rdma.verbs.spi.CqHandle;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -30,11 +28,8 @@ import org.jspecify.annotations.Nullable;
 final class NativeChannel implements ChannelHandle {
 
     /** {@code ibv_get_cq_event(channel, &cq, &cq_context)}, errno captured; exact types for {@code invokeExact}. */
-    private static final MethodHandle GET_CQ_EVENT = Linker.nativeLinker().downcallHandle(
-            rdma_h.ibv_get_cq_event$address(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                    ValueLayout.ADDRESS),
-            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle GET_CQ_EVENT = NativeDowncalls.GET_CQ_EVENT.bindTo(
+            rdma_h.ibv_get_cq_event$address());
     private static final CheckedCall DESTROY_COMP_CHANNEL = CheckedCall.bind("ibv_destroy_comp_channel",
             rdma_h.ibv_destroy_comp_channel$address(), rdma_h.ibv_destroy_comp_channel$descriptor());
 

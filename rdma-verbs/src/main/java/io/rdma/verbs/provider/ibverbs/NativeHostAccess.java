@@ -9,7 +9,6 @@ import io.rdma.verbs.api.VerbsException;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -30,8 +29,7 @@ final class NativeHostAccess {
     private static final Path PROCESS_STATUS = Path.of("/proc/self/status");
     /** {@code int getrlimit(int, struct rlimit *)}; {@code struct rlimit} is two {@code rlim_t} (u64): cur, max. */
     private static final CheckedCall GETRLIMIT = CheckedCall.bind("getrlimit",
-            Linker.nativeLinker().defaultLookup().findOrThrow("getrlimit"),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+            Linker.nativeLinker().defaultLookup().findOrThrow("getrlimit"), NativeDowncalls.GETRLIMIT);
 
     private NativeHostAccess() {
     }
