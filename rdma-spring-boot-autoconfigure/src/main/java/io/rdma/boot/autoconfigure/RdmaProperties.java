@@ -690,7 +690,7 @@ public class RdmaProperties {
     /** A protection domain and the resources that live in it. */
     public static class ProtectionDomain {
 
-        /** Registered memory pools by name, each sliced into equal buffers; a queue pair that names no memory-pool uses the protection domain's only one. */
+        /** Registered memory pools by name, each sliced into equal buffers; a queue pair that names no memory-pool uses the protection domain's only one, and with several each names its own. */
         private Map<String, MemoryPool> memoryPools = new LinkedHashMap<>();
 
         /** Shared receive queues by name. */
@@ -855,8 +855,12 @@ public class RdmaProperties {
 
         /**
          * Name of a memory pool of the same protection domain that the RdmaTemplate and
-         * RdmaListener methods lease buffers from; unset: the protection domain's only pool (with
-         * none or several, a queue pair naming none has no buffers for them).
+         * RdmaListener methods lease this queue pair's send and receive buffers from. Unset: the
+         * protection domain's only pool. With several pools it must be set, also on a queue pair
+         * used only through raw verbs (which leases nothing from it): the start fails naming this
+         * property, as which pool is meant cannot be guessed. With none the queue pair has no
+         * buffers, which suits raw verbs on memory regions of its own; the template and listeners
+         * refuse it.
          */
         private @Nullable String memoryPool;
 

@@ -375,10 +375,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 : reference(qp.getRecvCq(), property + ".recv-cq", cqs.keySet(), "completion queue",
                 "completion-queues of the device");
         String srq = qp.getSrq() == null ? null : sharedReceiveQueue(qp.getSrq(), property + ".srq", pd, srqs, device);
-        String pool = qp.getMemoryPool() != null
-                ? reference(qp.getMemoryPool(), property + ".memory-pool", pools.keySet(), "memory pool",
-                "memory-pools of protection domain '" + pd + "'")
-                : pools.size() == 1 ? pools.keySet().iterator().next() : null;
+        String pool = queuePairPool(qp.getMemoryPool(), property + ".memory-pool", pd, pools.keySet());
         RdmaProperties.QueuePairDefaults defaults = device.getQueuePairDefaults();
         int maxSendWr = orDefault(qp.getMaxSendWr(), defaults.getMaxSendWr());
         int maxRecvWr = srq != null ? 0 : orDefault(qp.getMaxRecvWr(), defaults.getMaxRecvWr());
@@ -404,6 +401,26 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,
                 qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"));
+    }
+
+    /**
+     * The pool the template and listeners lease the QP's buffers from: the one it names, else its
+     * PD's only one, else none (a QP of a PD without pools, used through raw verbs only). With
+     * several pools and none named there is no telling which, so the plan fails here, naming the
+     * property, rather than the first send or listener at start.
+     */
+    private static @Nullable String queuePairPool(@Nullable String named, String property, String pd,
+                                                  Set<String> pools) {
+        if (named != null) {
+            return reference(named, property, pools, "memory pool", "memory-pools of protection domain '" + pd + "'");
+        }
+        if (pools.size() > 1) {
+            throw new InvalidRdmaConfigurationException(property, "protection domain '" + pd + "' declares "
+                    + pools.size() + " memory pools " + pools + " and the queue pair names none of them, so the"
+                    + " RdmaTemplate and @RdmaListener methods cannot tell which to lease its buffers from",
+                    "Set memory-pool to one of " + pools + ".");
+        }
+        return pools.isEmpty() ? null : pools.iterator().next();
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.rdma.boot.autoconfigure.resource;
 
+import io.rdma.spring.naming.NearestName;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;

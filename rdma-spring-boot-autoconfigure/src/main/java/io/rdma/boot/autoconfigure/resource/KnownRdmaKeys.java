@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.resource;
 
 import io.rdma.boot.autoconfigure.RdmaProperties;
+import io.rdma.spring.naming.NearestName;
 
 import java.beans.PropertyDescriptor;
 import java.io.IOException;

@@ -141,6 +141,32 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    void queuePairNamingNoneOfTheMemoryPoolsOfItsProtectionDomain() {
+        FailureAnalysis analysis = fails(QP + ".memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
+                PD + ".memory-pools.replies.count=8");
+        assertThat(analysis.getDescription()).contains("protection domain 'pd0' declares 2 memory pools"
+                + " [buffers, replies] and the queue pair names none of them");
+        assertThat(analysis.getAction()).isEqualTo("Set memory-pool to one of [buffers, replies].");
+    }
+
+    @Test
+    void queuePairPrototypeNamingNoneOfTheMemoryPoolsOfItsProtectionDomain() {
+        fails(PD + ".queue-pair-prototypes.peer.memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
+                PD + ".memory-pools.replies.count=8", QP + ".memory-pool=buffers",
+                PD + ".queue-pair-prototypes.peer.send-cq=cq");
+    }
+
+    /** A queue pair of a protection domain without pools is for raw verbs on memory regions of its own. */
+    @Test
+    void queuePairOfAProtectionDomainWithoutMemoryPoolsStarts() {
+        RdmaContextRunners.runner().withPropertyValues(VALID)
+                .withPropertyValues(DEVICE + ".protection-domains.raw.queue-pairs.raw0.send-cq=cq",
+                        DEVICE + ".protection-domains.raw.queue-pairs.raw0.max-send-wr=8",
+                        DEVICE + ".protection-domains.raw.queue-pairs.raw0.max-recv-wr=8")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void unknownFlowQueuePair() {
         fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=ghost");
     }

@@ -1,11 +1,15 @@
-package io.rdma.boot.autoconfigure.resource;
+package io.rdma.spring.naming;
 
 import java.util.Collection;
 
 import org.jspecify.annotations.Nullable;
 
-/** The valid name a mistyped one was most likely meant to be, for "did you mean" in messages. */
-final class NearestName {
+/**
+ * The valid name a mistyped one was most likely meant to be, for "did you mean" in messages: one
+ * rule for the names written in {@code application.yml} (keys, enum values) and those written in
+ * code ({@link UnknownRdmaNameException}).
+ */
+public final class NearestName {
 
     private NearestName() {
     }
@@ -14,7 +18,7 @@ final class NearestName {
      * The valid name closest to {@code written} by edit distance, or none when even the closest
      * differs in more than a third of its letters (then a list of the valid names helps more).
      */
-    static @Nullable String of(String written, Collection<String> validNames) {
+    public static @Nullable String of(String written, Collection<String> validNames) {
         String nearest = null;
         int best = Integer.MAX_VALUE;
         for (String name : validNames) {
