@@ -55,6 +55,9 @@ import org.springframework.messaging.support.GenericMessage;
  * <p>An empty payload (an RDMA write with immediate data) is not a payload Spring gives a required
  * payload parameter: such a method declares {@code @Payload(required = false)} or takes headers
  * only.
+ *
+ * <p>Thread-safe: one instance serves every worker of its listener at once, as spring-kafka's
+ * handler method serves the consumers of a concurrent container.
  */
 public final class TypedListenerMethod {
 
