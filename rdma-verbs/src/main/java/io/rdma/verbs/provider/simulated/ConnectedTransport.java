@@ -50,11 +50,12 @@ final class ConnectedTransport extends QpTransport {
                 && peer.attributes.isConnectedTo(qp);
         int requestPackets = resultsLandLocally ? 1 : packets(length, attributes.pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
-        // A packet longer than the receiving port's MTU is dropped by the link, so RC times out
-        // (verbs manual §13.2: RETRY_EXC_ERR when the MTU is not consistent).
-        boolean fitsTheLink = requestBytes == 0
-                || Math.min(length, attributes.pathMtu.bytes()) <= attributes.remotePort.activeMtuBytes();
-        if (!reachable || !fitsTheLink || !attributes.port.carries(attributes.remotePort)) {
+        // Nothing answers a destination that no port has (remotePort null), and a packet longer
+        // than the receiving port's MTU is dropped by the link: RC times out either way (verbs
+        // manual §13.2: RETRY_EXC_ERR for a wrong LID/GID, or an MTU that is not consistent).
+        if (!reachable || (requestBytes > 0
+                && Math.min(length, attributes.pathMtu.bytes()) > attributes.remotePort.activeMtuBytes())
+                || !attributes.port.carries(attributes.remotePort)) {
             return lost(slot);
         }
         tally.add(attributes.port, attributes.remotePort, requestPackets, requestBytes);
