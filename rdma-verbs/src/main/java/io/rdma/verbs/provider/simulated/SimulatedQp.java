@@ -186,12 +186,16 @@ final class SimulatedQp implements QpHandle {
         sendLock.lock();
         try {
             QueuePairState current = state;
-            posting.admit(first, current, addressHandles);
+            VerbsException refused = posting.admit(first, current, addressHandles);
             if (current == QueuePairState.ERR) {
                 completions.flushPendingSends();
             }
-            // The whole chain runs at once, as a doorbell starts the device on everything posted.
+            // What was posted runs at once, as a doorbell starts the device on everything posted,
+            // the WRs before a refused one included.
             transport.progress();
+            if (refused != null) {
+                throw refused;
+            }
         } finally {
             sendLock.unlock();
             batch.close();
@@ -206,9 +210,12 @@ final class SimulatedQp implements QpHandle {
                     + " is in RESET", "move it to INIT first (receives may be posted from INIT on)")
                     .withBadWorkRequest(first.wrId());
         }
-        receiveQueue.post(first, "ibv_post_recv");
+        VerbsException refused = receiveQueue.post(first, "ibv_post_recv");
         if (current == QueuePairState.ERR) {
             completions.flushReceives();
+        }
+        if (refused != null) {
+            throw refused;
         }
     }
 
