@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
@@ -67,12 +68,22 @@ final class ConnectedTransport extends QpTransport {
         if (requestBytes > 0 && !peer.attributes.segmentsFit(length, attributes.pathMtu)) {
             return invalidLength(slot, peer);
         }
-        Outcome outcome = switch (opcode) {
-            case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
-            case RDMA_READ -> performRead(slot, peer, length);
-            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
-        };
+        Outcome outcome;
+        try {
+            outcome = switch (opcode) {
+                case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
+                case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
+                case RDMA_READ -> performRead(slot, peer, length);
+                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
+            };
+        } catch (IllegalStateException | WrongThreadException unreachable) {
+            if (!source.accessible() || target.accessible()) {
+                throw unreachable;
+            }
+            // The responder's region went away under an RDMA write, read or atomic, closed meanwhile
+            // by another thread (see SgeCursor.accessible): as if its rkey check had failed a moment earlier.
+            return remoteAccessError(slot, peer);
+        }
         if (type == QueuePairType.RC && outcome == Outcome.DONE && qp.state() == QueuePairState.RTS) {
             // The responder took the request. A read takes one PSN per response packet (IBA
             // 9.7.1), an atomic one; a request that waits (RNR, ACK timeout) is sent again with
@@ -235,10 +246,12 @@ final class ConnectedTransport extends QpTransport {
         if (region == null) {
             return remoteAccessError(slot, peer);
         }
-        long offset = region.offsetOf(address);
+        MemorySegment memory = target.clear().add(region.memory(), region.offsetOf(address), Long.BYTES)
+                .firstSegment();
+        long offset = target.firstOffset();
         long original = pending.opcodes[slot] == SendOpcode.ATOMIC_CMP_AND_SWP
-                ? (long) LONG.compareAndExchange(region.memory(), offset, pending.compareAdds[slot], pending.swaps[slot])
-                : (long) LONG.getAndAdd(region.memory(), offset, pending.compareAdds[slot]);
+                ? (long) LONG.compareAndExchange(memory, offset, pending.compareAdds[slot], pending.swaps[slot])
+                : (long) LONG.getAndAdd(memory, offset, pending.compareAdds[slot]);
         attributes.remotePort.transmit(attributes.port, 1, Long.BYTES);
         source.firstSegment().set(ValueLayout.JAVA_LONG_UNALIGNED, source.firstOffset(), original);
         return complete(slot, CompletionStatus.SUCCESS, Long.BYTES);
