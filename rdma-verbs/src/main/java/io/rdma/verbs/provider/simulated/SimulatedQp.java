@@ -219,8 +219,14 @@ final class SimulatedQp implements QpHandle {
         }
     }
 
-    /** A receive was posted at a responder this QP waits on, or a retry timer fired. */
+    /**
+     * A receive was posted at a responder this QP waits on, or a retry timer fired. Its
+     * completions are published at the end, as a post's are: a WR that runs out of retries
+     * completes in error before the QP enters ERR, and whoever polls that completion must find
+     * the QP in ERR already.
+     */
     void resumeSends() {
+        PublishBatch batch = PublishBatch.open();
         sendLock.lock();
         try {
             if (!destroyed && state == QueuePairState.RTS) {
@@ -228,6 +234,7 @@ final class SimulatedQp implements QpHandle {
             }
         } finally {
             sendLock.unlock();
+            batch.close();
         }
     }
 
