@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
@@ -50,11 +51,12 @@ final class ConnectedTransport extends QpTransport {
                 && peer.attributes.isConnectedTo(qp);
         int requestPackets = resultsLandLocally ? 1 : packets(length, attributes.pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
-        // A packet longer than the receiving port's MTU is dropped by the link, so RC times out
-        // (verbs manual §13.2: RETRY_EXC_ERR when the MTU is not consistent).
-        boolean fitsTheLink = requestBytes == 0
-                || Math.min(length, attributes.pathMtu.bytes()) <= attributes.remotePort.activeMtuBytes();
-        if (!reachable || !fitsTheLink || !attributes.port.carries(attributes.remotePort)) {
+        // Nothing answers a destination that no port has (remotePort null), and a packet longer
+        // than the receiving port's MTU is dropped by the link: RC times out either way (verbs
+        // manual §13.2: RETRY_EXC_ERR for a wrong LID/GID, or an MTU that is not consistent).
+        if (!reachable || (requestBytes > 0
+                && Math.min(length, attributes.pathMtu.bytes()) > attributes.remotePort.activeMtuBytes())
+                || !attributes.port.carries(attributes.remotePort)) {
             return lost(slot);
         }
         tally.add(attributes.port, attributes.remotePort, requestPackets, requestBytes);
@@ -66,12 +68,22 @@ final class ConnectedTransport extends QpTransport {
         if (requestBytes > 0 && !peer.attributes.segmentsFit(length, attributes.pathMtu)) {
             return invalidLength(slot, peer);
         }
-        Outcome outcome = switch (opcode) {
-            case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
-            case RDMA_READ -> performRead(slot, peer, length);
-            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
-        };
+        Outcome outcome;
+        try {
+            outcome = switch (opcode) {
+                case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
+                case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
+                case RDMA_READ -> performRead(slot, peer, length);
+                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
+            };
+        } catch (IllegalStateException | WrongThreadException unreachable) {
+            if (!source.accessible() || target.accessible()) {
+                throw unreachable;
+            }
+            // The responder's region went away under an RDMA write, read or atomic, closed meanwhile
+            // by another thread (see SgeCursor.accessible): as if its rkey check had failed a moment earlier.
+            return remoteAccessError(slot, peer);
+        }
         if (type == QueuePairType.RC && outcome == Outcome.DONE && qp.state() == QueuePairState.RTS) {
             // The responder took the request. A read takes one PSN per response packet (IBA
             // 9.7.1), an atomic one; a request that waits (RNR, ACK timeout) is sent again with
@@ -234,10 +246,12 @@ final class ConnectedTransport extends QpTransport {
         if (region == null) {
             return remoteAccessError(slot, peer);
         }
-        long offset = region.offsetOf(address);
+        MemorySegment memory = target.clear().add(region.memory(), region.offsetOf(address), Long.BYTES)
+                .firstSegment();
+        long offset = target.firstOffset();
         long original = pending.opcodes[slot] == SendOpcode.ATOMIC_CMP_AND_SWP
-                ? (long) LONG.compareAndExchange(region.memory(), offset, pending.compareAdds[slot], pending.swaps[slot])
-                : (long) LONG.getAndAdd(region.memory(), offset, pending.compareAdds[slot]);
+                ? (long) LONG.compareAndExchange(memory, offset, pending.compareAdds[slot], pending.swaps[slot])
+                : (long) LONG.getAndAdd(memory, offset, pending.compareAdds[slot]);
         attributes.remotePort.transmit(attributes.port, 1, Long.BYTES);
         source.firstSegment().set(ValueLayout.JAVA_LONG_UNALIGNED, source.firstOffset(), original);
         return complete(slot, CompletionStatus.SUCCESS, Long.BYTES);

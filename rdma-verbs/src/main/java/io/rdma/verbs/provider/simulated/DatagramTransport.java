@@ -83,7 +83,9 @@ final class DatagramTransport extends QpTransport {
                 CompletionStatus status = peer.responder.scatterIntoHead(queue,
                         grhSource.clear().add(grh, 0, GRH_BYTES), target, GRH_BYTES, length);
                 if (status == CompletionStatus.SUCCESS) {
-                    source.copyTo(target, length);
+                    status = peer.responder.copyIntoHead(queue, source, target, length);
+                }
+                if (status == CompletionStatus.SUCCESS) {
                     peer.completions.completeReceive(queue, CompletionOpcode.RECV, length + GRH_BYTES,
                             pending.immediates[slot], (av.isGlobal() ? WorkCompletion.FLAG_GRH : 0)
                                     | (pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM

@@ -125,7 +125,7 @@ final class PendingSends {
         count++;
     }
 
-    /** Forgets the newest {@code dropped} WRs, added by a post that then failed: a post is all or nothing. */
+    /** Forgets the newest {@code dropped} WRs, added by a post that then failed without an errno. */
     void removeNewest(int dropped) {
         for (int i = 0; i < dropped; i++) {
             count--;

@@ -3,10 +3,12 @@ package io.rdma.verbs.provider.simulated;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Completions written during one post become visible to pollers together at its end, as a
- * NIC writes CQEs and then moves the producer index: the poller's cache line holding the
- * tail moves once per post instead of once per completion. Outside a post (timers, the
- * event thread) completions are published at once. One batch per thread, reused.
+ * Completions written during one post, or one run of a send queue that a retry or a posted
+ * receive resumed, become visible to pollers together at its end, as a NIC writes CQEs and then
+ * moves the producer index: the poller's cache line holding the tail moves once per post
+ * instead of once per completion, and what the run changed besides (a QP entering ERR) is
+ * visible with them. Elsewhere (the event thread's flushes) completions are published at once.
+ * One batch per thread, reused.
  */
 final class PublishBatch {
 

@@ -51,7 +51,7 @@ abstract class QpTransport {
     final void progress() {
         try {
             while (!pending.isEmpty() && qp.state() == QueuePairState.RTS) {
-                if (execute(pending.head()) == Outcome.WAITING) {
+                if (run(pending.head()) == Outcome.WAITING) {
                     return;
                 }
             }
@@ -60,8 +60,29 @@ abstract class QpTransport {
         }
     }
 
+    /**
+     * Executes the head WR. When its own memory went away under it, a region closed meanwhile
+     * by another thread (see {@link SgeCursor#accessible}), it ends as it would have had the
+     * region been closed a moment earlier and its lkey check failed: LOC_PROT_ERR (verbs manual
+     * §13.2), the QP in ERR.
+     */
+    private Outcome run(int slot) {
+        try {
+            return execute(slot);
+        } catch (IllegalStateException | WrongThreadException unreachable) {
+            if (source.accessible()) {
+                throw unreachable; // not the requester's memory: no closed region explains it
+            }
+            return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
+        }
+    }
 
-    /** Runs the WR in {@code slot}, the head of the send queue, to its completion or until it must wait. */
+
+    /**
+     * Runs the WR in {@code slot}, the head of the send queue, to its completion or until it must
+     * wait. Its local memory is resolved into {@link #source}, and the responder's memory it copies
+     * into or from is in {@link #target} when it is copied.
+     */
     abstract Outcome execute(int slot);
 
     /** The QP is destroyed: it stops waiting for anything. */

@@ -46,33 +46,46 @@ final class ReceiveQueue {
         return lock;
     }
 
-    /** Appends the chain; EINVAL / ENOMEM name the first WR not posted. Wakes RNR-blocked requesters. */
-    void post(ReceiveWorkRequest first, String verb) {
+    /**
+     * Appends the chain and wakes RNR-blocked requesters. Returns null when the whole chain was
+     * taken, or the refusal (EINVAL, ENOMEM) of the first WR that was not ({@code bad_wr},
+     * counting the WRs posted before it, which stay posted as libibverbs posts them), for the
+     * caller to throw.
+     */
+    @Nullable VerbsException post(ReceiveWorkRequest first, String verb) {
+        int posted = 0;
+        VerbsException refused = null;
         lock.lock();
         try {
-            for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next()) {
+            for (ReceiveWorkRequest wr = first; wr != null && refused == null; wr = wr.next()) {
                 if (wr.sgeCount() > maxSge) {
-                    throw new VerbsException(verb, Errno.EINVAL, wr.sgeCount() + " SGEs exceed max_recv_sge "
-                            + maxSge, null).withBadWorkRequest(wr.wrId());
+                    refused = new VerbsException(verb, Errno.EINVAL, wr.sgeCount() + " SGEs exceed max_recv_sge "
+                            + maxSge, null).withBadWorkRequest(wr.wrId(), posted);
+                } else if (count == capacity) {
+                    refused = new VerbsException(verb, Errno.ENOMEM, "the receive queue holds its maximum of "
+                            + capacity + " WRs", "repost receives as their completions are polled, or size the queue "
+                            + "larger").withBadWorkRequest(wr.wrId(), posted);
+                } else {
+                    append(wr);
+                    posted++;
                 }
-                if (count == capacity) {
-                    throw new VerbsException(verb, Errno.ENOMEM, "the receive queue holds its maximum of " + capacity
-                            + " WRs", "repost receives as their completions are polled, or size the queue larger")
-                            .withBadWorkRequest(wr.wrId());
-                }
-                int base = (head + count) % capacity * stride;
-                slots[base] = wr.wrId();
-                slots[base + 1] = wr.sgeCount();
-                for (int i = 0; i < wr.sgeCount(); i++) {
-                    slots[base + 2 + 2 * i] = wr.sgeAddress(i);
-                    slots[base + 3 + 2 * i] = (wr.sgeLength(i) & 0xFFFF_FFFFL) | ((long) wr.sgeLkey(i) << 32);
-                }
-                count++;
             }
         } finally {
             lock.unlock();
         }
         resumeWaiting();
+        return refused;
+    }
+
+    private void append(ReceiveWorkRequest wr) {
+        int base = (head + count) % capacity * stride;
+        slots[base] = wr.wrId();
+        slots[base + 1] = wr.sgeCount();
+        for (int i = 0; i < wr.sgeCount(); i++) {
+            slots[base + 2 + 2 * i] = wr.sgeAddress(i);
+            slots[base + 3 + 2 * i] = (wr.sgeLength(i) & 0xFFFF_FFFFL) | ((long) wr.sgeLkey(i) << 32);
+        }
+        count++;
     }
 
     private void resumeWaiting() {

@@ -62,8 +62,27 @@ final class Responder {
         if (queue.headCapacity() < leading + following) {
             return qp.completions.failHeadReceive(queue, CompletionStatus.LOC_LEN_ERR);
         }
-        from.copyTo(into, leading);
-        return CompletionStatus.SUCCESS;
+        return copyIntoHead(queue, from, into, leading);
+    }
+
+    /**
+     * Copies {@code bytes} of {@code from} into the head receive WR's memory, resolved into
+     * {@code into} by {@link #scatterIntoHead}. When that memory went away under the copy, a
+     * region closed meanwhile by another thread (see {@link SgeCursor#accessible}), the WR
+     * completes with LOC_PROT_ERR, as it would have had the region been closed a moment earlier
+     * and its lkey check failed, and that status is returned; the requester's memory going away
+     * is the requester's to handle, and is rethrown.
+     */
+    CompletionStatus copyIntoHead(ReceiveQueue queue, SgeCursor from, SgeCursor into, long bytes) {
+        try {
+            from.copyTo(into, bytes);
+            return CompletionStatus.SUCCESS;
+        } catch (IllegalStateException | WrongThreadException unreachable) {
+            if (into.accessible()) {
+                throw unreachable;
+            }
+            return qp.completions.failHeadReceive(queue, CompletionStatus.LOC_PROT_ERR);
+        }
     }
 
     /** The responder's region for {@code rkey}: same PD, in range, with the access the QP and the MR allow. */

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The checks of {@code ibv_post_send}: each WR of a chain against the QP's state, type and
  * capabilities and the device, before it takes a send-queue slot in {@link PendingSends}.
- * A chain is taken whole or not at all. Send lock held.
+ * A WR refused with an errno ends the chain there, and the WRs before it stay posted, as
+ * libibverbs' providers post them and name the refused one in {@code bad_wr}. Send lock held.
  */
 final class SendPosting {
 
@@ -29,9 +30,13 @@ final class SendPosting {
 
     /**
      * Copies the chain from {@code first} into the send queue, finding datagrams' address handles
-     * through {@code addressHandles}, or throws naming the first WR refused.
+     * through {@code addressHandles}. Returns null when the whole chain was taken, or the refusal
+     * of the first WR that was not ({@code bad_wr}, counting the WRs posted before it), which the
+     * caller throws once those have run. A failure without an errno (a closed address handle)
+     * takes the whole chain back and is thrown here.
      */
-    void admit(SendWorkRequest first, QueuePairState current, AddressHandleResolver addressHandles) {
+    @Nullable VerbsException admit(SendWorkRequest first, QueuePairState current,
+                                   AddressHandleResolver addressHandles) {
         PendingSends pending = qp.pending;
         int added = 0;
         try {
@@ -50,10 +55,12 @@ final class SendPosting {
                 pending.add(wr, addressHandle, wr.hasFlag(SendFlag.INLINE));
                 added++;
             }
-        } catch (RuntimeException | Error refused) {
-            // Nothing of a refused chain runs: its doorbell was never rung.
+            return null;
+        } catch (VerbsException refused) {
+            return refused.withBadWorkRequest(refused.badWorkRequestId(), added);
+        } catch (RuntimeException | Error failure) {
             pending.removeNewest(added);
-            throw refused;
+            throw failure;
         }
     }
 

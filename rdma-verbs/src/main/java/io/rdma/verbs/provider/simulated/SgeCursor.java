@@ -66,7 +66,28 @@ final class SgeCursor {
         return offsets[0];
     }
 
-    /** Copies {@code bytes} from this cursor's position into {@code target}'s, advancing both. */
+    /**
+     * Whether this thread can still reach the memory of every entry. Closing a region frees its
+     * memory without waiting for the WRs that use it (verbs manual §4.2 leaves those undefined),
+     * so a close on another thread can fail a copy midway with the closed scope's
+     * {@link IllegalStateException}; this tells whose memory it was.
+     */
+    boolean accessible() {
+        Thread current = Thread.currentThread();
+        for (int i = 0; i < count; i++) {
+            if (!segments[i].scope().isAlive() || !segments[i].isAccessibleBy(current)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Copies {@code bytes} from this cursor's position into {@code target}'s, advancing both.
+     *
+     * @throws IllegalStateException when either list's memory was freed, before or during the copy
+     * @throws WrongThreadException when either list's memory is confined to another thread
+     */
     void copyTo(SgeCursor target, long bytes) {
         long remaining = bytes;
         while (remaining > 0) {

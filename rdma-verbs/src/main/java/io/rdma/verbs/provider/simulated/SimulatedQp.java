@@ -186,12 +186,16 @@ final class SimulatedQp implements QpHandle {
         sendLock.lock();
         try {
             QueuePairState current = state;
-            posting.admit(first, current, addressHandles);
+            VerbsException refused = posting.admit(first, current, addressHandles);
             if (current == QueuePairState.ERR) {
                 completions.flushPendingSends();
             }
-            // The whole chain runs at once, as a doorbell starts the device on everything posted.
+            // What was posted runs at once, as a doorbell starts the device on everything posted,
+            // the WRs before a refused one included.
             transport.progress();
+            if (refused != null) {
+                throw refused;
+            }
         } finally {
             sendLock.unlock();
             batch.close();
@@ -206,14 +210,23 @@ final class SimulatedQp implements QpHandle {
                     + " is in RESET", "move it to INIT first (receives may be posted from INIT on)")
                     .withBadWorkRequest(first.wrId());
         }
-        receiveQueue.post(first, "ibv_post_recv");
+        VerbsException refused = receiveQueue.post(first, "ibv_post_recv");
         if (current == QueuePairState.ERR) {
             completions.flushReceives();
         }
+        if (refused != null) {
+            throw refused;
+        }
     }
 
-    /** A receive was posted at a responder this QP waits on, or a retry timer fired. */
+    /**
+     * A receive was posted at a responder this QP waits on, or a retry timer fired. Its
+     * completions are published at the end, as a post's are: a WR that runs out of retries
+     * completes in error before the QP enters ERR, and whoever polls that completion must find
+     * the QP in ERR already.
+     */
     void resumeSends() {
+        PublishBatch batch = PublishBatch.open();
         sendLock.lock();
         try {
             if (!destroyed && state == QueuePairState.RTS) {
@@ -221,6 +234,7 @@ final class SimulatedQp implements QpHandle {
             }
         } finally {
             sendLock.unlock();
+            batch.close();
         }
     }
 

@@ -4,6 +4,7 @@ import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.SrqHandle;
 
 /** A shared receive queue: one {@link ReceiveQueue} that several QPs of its PD draw from. */
@@ -31,7 +32,10 @@ final class SimulatedSrq implements SrqHandle {
 
     @Override
     public void postReceive(ReceiveWorkRequest first) {
-        queue.post(first, "ibv_post_srq_recv");
+        VerbsException refused = queue.post(first, "ibv_post_srq_recv");
+        if (refused != null) {
+            throw refused;
+        }
     }
 
     @Override
