@@ -9,7 +9,9 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.RdmaInstanceChooser;
 import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
+import io.rdma.spring.convert.RdmaMessageConversion;
 import io.rdma.spring.listener.ChannelReceivers;
+import io.rdma.spring.listener.RdmaListenerEndpointRegistry;
 import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
@@ -19,10 +21,12 @@ import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.Verbs;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,6 +37,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Builds the resources declared under {@code rdma}: the provider's device list, one bean per
@@ -86,10 +91,36 @@ public final class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RdmaTemplate rdmaTemplate(RdmaChannels channels, CompletionRouter router, ChannelReceivers receivers,
+                              RdmaMessageConversion conversion, Environment environment,
                               ObjectProvider<ObservationRegistry> observationRegistry,
                               ObjectProvider<RdmaTemplateObservationConvention> observationConvention) {
-        return new RdmaTemplate(channels, router, receivers,
+        RdmaTemplate template = new RdmaTemplate(channels, router, receivers,
                 observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), observationConvention.getIfUnique());
+        template.setMessageConversion(conversion);
+        Binder.get(environment).bind(RdmaProperties.PREFIX + ".template.reply-timeout", Duration.class)
+                .ifBound(template::setDefaultReplyTimeout);
+        return template;
+    }
+
+    /**
+     * byte[], String (UTF-8), and JSON through the application's Jackson {@code JsonMapper} where
+     * Boot made one (else Jackson's defaults, where Jackson is on the class path); declare an
+     * {@code RdmaMessageConversion} bean of your own to convert otherwise.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaMessageConversion rdmaMessageConversion(BeanFactory beans) {
+        return ClassUtils.isPresent("tools.jackson.databind.json.JsonMapper", getClass().getClassLoader())
+                ? JsonConversion.withApplicationMapper(beans) : new RdmaMessageConversion();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaListenerEndpointRegistry rdmaListenerEndpointRegistry(Environment environment) {
+        RdmaListenerEndpointRegistry registry = new RdmaListenerEndpointRegistry();
+        Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .ifBound(registry::setShutdownTimeout);
+        return registry;
     }
 
     @Bean
@@ -121,7 +152,9 @@ public final class RdmaAutoConfiguration {
     static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaResources> resources,
                                                        ObjectProvider<RdmaChannels> channels,
                                                        ObjectProvider<ChannelReceivers> receivers,
-                                                       ObjectProvider<RdmaTemplate> template) {
-        return new RdmaListenerProcessor(resources, channels, receivers, template);
+                                                       ObjectProvider<RdmaTemplate> template,
+                                                       ObjectProvider<RdmaMessageConversion> conversion,
+                                                       ObjectProvider<RdmaListenerEndpointRegistry> registry) {
+        return new RdmaListenerProcessor(resources, channels, receivers, template, conversion, registry);
     }
 }

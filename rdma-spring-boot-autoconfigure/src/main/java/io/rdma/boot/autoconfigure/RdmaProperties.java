@@ -13,6 +13,8 @@ import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePairType;
 
+import io.rdma.spring.template.RdmaTemplate;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,6 +66,9 @@ public class RdmaProperties {
     /** How the declared resources stop when the application context closes. */
     private final Shutdown shutdown = new Shutdown();
 
+    /** The RdmaTemplate's request/reply. */
+    private final Template template = new Template();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -98,6 +103,10 @@ public class RdmaProperties {
 
     public Shutdown getShutdown() {
         return shutdown;
+    }
+
+    public Template getTemplate() {
+        return template;
     }
 
     /** The simulated fabric: the devices it creates in addition to every name under 'rdma.devices'. */
@@ -1519,6 +1528,25 @@ public class RdmaProperties {
 
         public void setDrainTimeout(Duration drainTimeout) {
             this.drainTimeout = drainTimeout;
+        }
+    }
+
+    /** The RdmaTemplate's request/reply. */
+    public static class Template {
+
+        /**
+         * How long sendAndReceive and convertSendAndReceive wait for a reply when the call gives no
+         * timeout of its own; then the future fails with an RdmaReplyTimeoutException, and a reply
+         * that comes later is dropped and counted.
+         */
+        private Duration replyTimeout = RdmaTemplate.DEFAULT_REPLY_TIMEOUT;
+
+        public Duration getReplyTimeout() {
+            return replyTimeout;
+        }
+
+        public void setReplyTimeout(Duration replyTimeout) {
+            this.replyTimeout = replyTimeout;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.rdma.spring.channel;
 
+import io.rdma.spring.naming.UnknownRdmaNameException;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.MemoryPool;
@@ -8,7 +9,6 @@ import io.rdma.verbs.api.QueuePair;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +30,10 @@ import org.jspecify.annotations.Nullable;
 public final class RdmaChannels {
 
     private static final Log logger = LogFactory.getLog(RdmaChannels.class);
+    /** Where the names of channels come from, as an unknown name's failure says. */
+    private static final String WHERE_DECLARED = "rdma.devices.<device>.protection-domains.<pd>.queue-pairs (a declared"
+            + " queue pair), or as <listener>#<n> and <connection>@<instance> for the peers of"
+            + " rdma.connections.listeners and the instances of rdma.connections.outbound services";
 
     private final RdmaResources resources;
     private final Map<String, RdmaChannel> channels = new ConcurrentHashMap<>();
@@ -50,23 +54,29 @@ public final class RdmaChannels {
         }
     }
 
-    /** The channel named {@code name}, while it exists. */
-    public Optional<RdmaChannel> find(String name) {
-        return Optional.ofNullable(channels.get(name));
+    /** The channel named {@code name}, or null when there is none (now). */
+    public @Nullable RdmaChannel get(String name) {
+        return channels.get(name);
     }
 
     /**
-     * The channel named {@code name}.
+     * The channel named {@code name}, which {@code site} (an annotation attribute and its method,
+     * or a call) names.
      *
-     * @throws IllegalArgumentException naming the channels there are, when none has that name
+     * @throws UnknownRdmaNameException naming the site, the nearest name and the channels there are,
+     *                                  when none has that name
      */
-    public RdmaChannel channel(String name) {
+    public RdmaChannel channel(String name, String site) {
         RdmaChannel channel = channels.get(name);
         if (channel == null) {
-            throw new IllegalArgumentException("no channel named '" + name + "': the channels are " + names()
-                    + " (declared queue pairs, and the peers and instances of declared connections)");
+            throw unknown(name, site);
         }
         return channel;
+    }
+
+    /** The failure of {@code site}, which names channel {@code name}, which there is not. */
+    public UnknownRdmaNameException unknown(String name, String site) {
+        return new UnknownRdmaNameException("channel", name, site, channels.keySet(), WHERE_DECLARED);
     }
 
     /** The names of the channels there are now, sorted. */
@@ -137,7 +147,10 @@ public final class RdmaChannels {
 
     private void change(String name, ChannelState next, @Nullable InetSocketAddress remote, @Nullable String cause) {
         synchronized (changes) {
-            RdmaChannel channel = channel(name);
+            RdmaChannel channel = channels.get(name);
+            if (channel == null) {
+                throw new IllegalStateException("channel '" + name + "' is not open");
+            }
             channel.moveTo(next, remote, cause);
             tellAll(channel);
         }

@@ -5,6 +5,7 @@ import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.naming.UnknownRdmaNameException;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
@@ -169,12 +170,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      * one addressee: the queue pair of each connected instance, or, for a connection to one
      * instance at a time, its declared queue pair while it is connected.
      *
-     * @throws IllegalArgumentException when no outbound connection of that name names a service
+     * @throws UnknownRdmaNameException when no outbound connection of that name names a service
      */
     public ServiceGroup group(String name) {
-        ServicePlan plan = resources.connections().services().stream().filter(service -> service.name().equals(name))
-                .findFirst().orElseThrow(() -> new IllegalArgumentException("no outbound connection '" + name
-                        + "' to a discovered service is declared under rdma.connections.outbound"));
+        List<ServicePlan> declared = resources.connections().services();
+        ServicePlan plan = declared.stream().filter(service -> service.name().equals(name)).findFirst()
+                .orElseThrow(() -> new UnknownRdmaNameException("service connection", name,
+                        "RdmaConnections.group(connection)", declared.stream().map(ServicePlan::name).toList(),
+                        "rdma.connections.outbound (with service)"));
         // the source of its channels: the declared queue pair's name, else the connection's
         String source = plan.queuePair() != null ? plan.queuePair() : name;
         return new ServiceGroup(name, plan.service(), () -> channels.channelsOf(source).stream()

@@ -5,6 +5,8 @@ import io.rdma.spring.template.RdmaWireFormat;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,24 +19,34 @@ import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * Runs one {@link RdmaListener} method for the messages of every queue pair it listens on, at
+ * Runs one {@link RdmaListener} method for the messages of every channel it listens on, at
  * most {@code concurrency} invocations at once (0: no limit), on worker virtual threads of its
- * own: a worker takes the oldest waiting message, runs the method, sends its reply and waits
- * for the send, reports a failure to the error handler, and takes the next message, so a
- * message costs a hand-over to a worker rather than a thread. There are at most
- * {@code concurrency} workers (without a limit, one more whenever a message finds none idle,
- * and a worker idle for {@link #KEEP_ALIVE} ends).
+ * own: a worker takes the oldest waiting message, runs the method (again after its error
+ * handler's back-off, while that allows), sends its reply and waits for the send, hands what
+ * retries could not fix to the error handler, and takes the next message, so a message costs a
+ * hand-over to a worker rather than a thread. There are at most {@code concurrency} workers
+ * (without a limit, one more whenever a message finds none idle, and a worker idle for
+ * {@link #KEEP_ALIVE} ends).
  *
  * <p>An invocation is in flight until the method has returned, its reply, if any, was sent or
  * has failed, and the error handler, if called, returned. A message that arrives while every
- * worker is busy waits, in arrival order, and its receive container does not get its buffer back
- * until its invocation starts (a copied message) or ends (a {@link ReceivedBuffer}): that is what
- * turns a slow listener into RNR back-pressure on the sender instead of an unbounded backlog.
+ * worker is busy, or while the listener is paused, waits, in arrival order, and its receive
+ * container does not get its buffer back until its invocation starts (a copied message) or ends
+ * (a {@link ReceivedBuffer}): that is what turns a slow or paused listener into RNR back-pressure
+ * on the sender instead of an unbounded backlog.
  *
- * <p>The method does not run on the completion poller: a listener that blocks, or waits for its
- * reply to be sent, would stop the poller that completes the send.
+ * <p>It starts paused, and its container {@link #resume resumes} it; {@link #pause} stops
+ * starting invocations (those in flight go on), {@link #pause(Runnable)} also says when the last
+ * in-flight one ends. {@link #terminate} (the context closes) gives every waiting message's
+ * buffer back and ends the workers.
+ *
+ * <p>The method does not run on the completion poller unless {@code onPollerThread}: a listener
+ * that blocks, or waits for its reply to be sent, would stop the poller that completes the send.
+ * On the poller thread a failure goes to the error handler at once: waiting out a back-off there
+ * would stop every completion of the CQ.
  */
 final class ListenerInvoker {
 
@@ -53,15 +65,21 @@ final class ListenerInvoker {
     private final ThreadFactory workerThreads;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
-    /** Messages no worker has taken yet, oldest first. Guarded by {@link #lock}. */
+    /** Messages no invocation has taken yet, oldest first. Guarded by {@link #lock}. */
     private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
     /** Guarded by {@link #lock}. */
     private int workers;
     /** Workers parked for a message; each message waiting beyond them needs a new worker. Guarded by {@link #lock}. */
     private int idleWorkers;
+    /** Invocations started and not ended. Guarded by {@link #lock}. */
+    private int inFlight;
+    /** Told when {@link #inFlight} drops to 0 while paused. Guarded by {@link #lock}. */
+    private final List<Runnable> whenIdle = new ArrayList<>();
     /** Written under {@link #lock}; read without it where the poller thread runs the method. */
-    private volatile boolean stopped;
-    /** Buffers methods retained and have not released, to revoke when the listener stops. */
+    private volatile boolean paused = true;
+    /** Written under {@link #lock}: the context closed. */
+    private volatile boolean terminated;
+    /** Buffers methods retained and have not released, to revoke when the listener terminates. */
     private final Set<ReceivedBuffer.Retained> retained = ConcurrentHashMap.newKeySet();
 
     /**
@@ -86,32 +104,29 @@ final class ListenerInvoker {
     }
 
     /**
-     * On a poller thread: runs the method here ({@code onPollerThread}), or hands {@code delivery}
-     * to an idle worker, a new one, or the waiting line.
+     * On a poller thread: runs the method here ({@code onPollerThread}, while running), or hands
+     * {@code delivery} to an idle worker, a new one, or the waiting line.
      */
     void deliver(Delivery delivery) {
-        if (onPollerThread) {
-            if (stopped) {
-                refuse(delivery);
-            } else {
-                invoke(delivery, false);
+        if (onPollerThread && !paused) {
+            if (beginInline()) {
+                try {
+                    invoke(delivery, false);
+                } finally {
+                    end();
+                }
+                return;
             }
-            return;
         }
         boolean refused = false;
         boolean startWorker = false;
         lock.lock();
         try {
-            if (stopped) {
+            if (terminated) {
                 refused = true;
             } else {
                 waiting.add(delivery);
-                startWorker = waiting.size() > idleWorkers && (concurrency == 0 || workers < concurrency);
-                if (startWorker) {
-                    workers++;
-                } else if (idleWorkers > 0) {
-                    arrived.signal();
-                }
+                startWorker = workerNeeded();
             }
         } finally {
             lock.unlock();
@@ -123,39 +138,89 @@ final class ListenerInvoker {
         }
     }
 
-    /** The listener stopped: the message's buffer goes back, and the message is reported lost. */
+    /** Whether a message now waiting needs a new worker; signals an idle one otherwise. Under the lock. */
+    private boolean workerNeeded() {
+        if (paused || waiting.isEmpty()) {
+            return false;
+        }
+        if (waiting.size() > idleWorkers && (onPollerThread ? workers == 0 : concurrency == 0 || workers < concurrency)) {
+            workers++;
+            return true;
+        }
+        if (idleWorkers > 0) {
+            arrived.signal();
+        }
+        return false;
+    }
+
+    /** An inline invocation on the poller thread starts, unless paused meanwhile (then it waits as others do). */
+    private boolean beginInline() {
+        lock.lock();
+        try {
+            if (paused || terminated || !waiting.isEmpty()) {
+                return false; // what waits from a pause goes first, on a worker
+            }
+            inFlight++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void end() {
+        List<Runnable> idle = List.of();
+        lock.lock();
+        try {
+            inFlight--;
+            if (inFlight == 0 && paused && !whenIdle.isEmpty()) {
+                idle = List.copyOf(whenIdle);
+                whenIdle.clear();
+            }
+        } finally {
+            lock.unlock();
+        }
+        idle.forEach(Runnable::run);
+    }
+
+    /** The listener is gone: the message's buffer goes back, and the message is reported lost. */
     private void refuse(Delivery delivery) {
         delivery.start();
         delivery.finish();
-        logger.error(description + " did not handle a message of queue pair '" + delivery.queuePair()
-                + "': the listener has stopped");
+        logger.error(description + " did not handle a message of channel '" + delivery.queuePair()
+                + "': the listener was closed");
     }
 
     private void work() {
         for (Delivery next = take(); next != null; next = take()) {
-            invoke(next, true);
+            try {
+                invoke(next, !onPollerThread);
+            } finally {
+                end();
+            }
         }
     }
 
     /**
-     * The oldest waiting message, waiting for one: without a concurrency limit up to
-     * {@link #KEEP_ALIVE}, so a burst's extra workers end; with one, until the listener stops, as
-     * the workers are few and a timed wait would schedule a timer at every park. Null when this
-     * worker ends.
+     * The oldest waiting message, waiting for one while there is none or the listener is paused:
+     * without a concurrency limit up to {@link #KEEP_ALIVE}, so a burst's extra workers end; with
+     * one, until the listener terminates, as the workers are few and a timed wait would schedule a
+     * timer at every park. A worker of a poller-thread listener (which only runs what waited out a
+     * pause) ends as soon as nothing waits. Null when this worker ends; else the invocation is
+     * counted in flight.
      */
     private @Nullable Delivery take() {
         lock.lock();
         try {
             long remaining = KEEP_ALIVE.toNanos();
             Delivery next;
-            while ((next = waiting.poll()) == null) {
-                if (stopped || remaining <= 0) {
+            while (paused || (next = waiting.poll()) == null) {
+                if (terminated || remaining <= 0 || (onPollerThread && !paused)) {
                     workers--;
                     return null;
                 }
                 idleWorkers++;
                 try {
-                    if (concurrency > 0) {
+                    if (concurrency > 0 && !onPollerThread) {
                         arrived.await();
                     } else {
                         remaining = arrived.awaitNanos(remaining);
@@ -166,6 +231,7 @@ final class ListenerInvoker {
                     idleWorkers--;
                 }
             }
+            inFlight++;
             return next;
         } finally {
             lock.unlock();
@@ -173,21 +239,21 @@ final class ListenerInvoker {
     }
 
     /**
-     * Runs the method for {@code delivery} and sends its reply. A worker waits for the reply to be
+     * Runs the method for {@code delivery}, again while the error handler's back-off allows
+     * ({@code mayWait}: on a worker), and sends its reply. A worker waits for the reply to be
      * sent, so the message (and its buffer) stays in flight until then and a failed reply is
-     * reported with the whole message. The poller thread must not wait ({@code waitForReply}
-     * false): the message finishes (its buffer returns, on this thread, to which a lent buffer is
-     * confined) when the method returns, and a reply that fails is reported when it does, with the
-     * message as {@link Delivery#message()} then has it.
+     * reported with the whole message. The poller thread must not wait: the message finishes (its
+     * buffer returns) when the method returns, and a reply that fails is reported when it does,
+     * with the message as {@link Delivery#message()} then has it.
      */
-    private void invoke(Delivery delivery, boolean waitForReply) {
+    private void invoke(Delivery delivery, boolean mayWait) {
         delivery.start();
         @Nullable CompletableFuture<Void> pending = null;
         try {
-            byte[] reply = method.apply(delivery);
+            byte[] reply = callWithRetries(delivery, mayWait);
             if (reply != null) {
                 pending = reply(delivery, reply);
-                if (waitForReply) {
+                if (mayWait) {
                     try {
                         pending.join();
                     } catch (CompletionException e) {
@@ -212,6 +278,39 @@ final class ListenerInvoker {
     }
 
     /**
+     * The method's result; a failure is tried again after each interval of the error handler's
+     * back-off (made for the message at its first failure), and thrown once the back-off stops,
+     * or at once where waiting is not allowed.
+     */
+    private byte @Nullable [] callWithRetries(Delivery delivery, boolean mayWait) {
+        BackOffExecution retries = null;
+        while (true) {
+            try {
+                return method.apply(delivery);
+            } catch (RuntimeException e) {
+                if (!mayWait) {
+                    throw e;
+                }
+                if (retries == null) {
+                    retries = errorHandler.backOff().start();
+                }
+                long interval = retries.nextBackOff();
+                if (interval == BackOffExecution.STOP || terminated) {
+                    throw e;
+                }
+                logger.debug(description + " failed on a message of channel '" + delivery.queuePair()
+                        + "'; trying again in " + interval + " ms", e);
+                try {
+                    Thread.sleep(interval);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
      * The reply, on the channel the message came in on: to a request of request/reply with its
      * correlation id, to a message with immediate data with that value, else without.
      */
@@ -226,8 +325,8 @@ final class ListenerInvoker {
     }
 
     /**
-     * The method failed on a request of request/reply: the requester's future fails with the
-     * failure's type and message at once, rather than waiting out its timeout. Posted without
+     * The method failed for good on a request of request/reply: the requester's future fails with
+     * the failure's type and message at once, rather than waiting out its timeout. Posted without
      * waiting; a failure to send it is logged.
      */
     private void answerWithError(Delivery delivery, RuntimeException failure) {
@@ -260,7 +359,7 @@ final class ListenerInvoker {
             errorHandler.handleError(delivery.message(), failure);
         } catch (RuntimeException e) {
             e.addSuppressed(failure);
-            logger.error("The error handler of " + description + " failed on a message of queue pair '"
+            logger.error("The error handler of " + description + " failed on a message of channel '"
                     + delivery.queuePair() + "'", e);
         }
     }
@@ -273,18 +372,74 @@ final class ListenerInvoker {
         retained.remove(buffer);
     }
 
-    /**
-     * Takes no more messages; workers finish the messages already waiting and end. The payloads
-     * of buffers still retained become inaccessible, as their pool is about to be freed.
-     */
-    void stop() {
+    /** Starts invocations again: of the messages that waited first, in order, then of new ones. */
+    void resume() {
+        int toStart = 0;
         lock.lock();
         try {
-            stopped = true;
+            if (terminated) {
+                throw new IllegalStateException(description + " was closed with its application context");
+            }
+            paused = false;
+            whenIdle.clear();
+            arrived.signalAll();
+            int room = onPollerThread ? (workers == 0 ? 1 : 0)
+                    : concurrency == 0 ? Integer.MAX_VALUE : concurrency - workers;
+            toStart = Math.max(0, Math.min(waiting.size() - idleWorkers, room));
+            workers += toStart;
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < toStart; i++) {
+            workerThreads.newThread(this::work).start();
+        }
+    }
+
+    /** Starts no more invocations; messages that arrive wait, keeping their buffers. */
+    void pause() {
+        pause(() -> { });
+    }
+
+    /** {@link #pause()}, and runs {@code idle} once no invocation is in flight: at once, or on the thread of the last one. */
+    void pause(Runnable idle) {
+        boolean now;
+        lock.lock();
+        try {
+            paused = true;
+            now = inFlight == 0;
+            if (!now) {
+                whenIdle.add(idle);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (now) {
+            idle.run();
+        }
+    }
+
+    boolean isPaused() {
+        return paused;
+    }
+
+    /**
+     * The context is closing: the buffers of waiting messages go back (those messages are
+     * reported lost), workers end, and the payloads of buffers still retained become
+     * inaccessible, as their pool is about to be freed.
+     */
+    void terminate() {
+        List<Delivery> lost;
+        lock.lock();
+        try {
+            paused = true;
+            terminated = true;
+            lost = List.copyOf(waiting);
+            waiting.clear();
             arrived.signalAll();
         } finally {
             lock.unlock();
         }
+        lost.forEach(this::refuse);
         retained.forEach(ReceivedBuffer.Retained::revoke);
         retained.clear();
     }

@@ -34,6 +34,20 @@ import java.lang.annotation.Target;
 @Documented
 public @interface RdmaListener {
 
+    /**
+     * The id of the listener's {@link RdmaListenerContainer} in the
+     * {@link RdmaListenerEndpointRegistry}, through which it is stopped, started, paused and
+     * resumed; unique in the context. Unset: the bean's class and the method,
+     * {@code com.example.Greeter.greet}.
+     */
+    String id() default "";
+
+    /**
+     * Whether the container starts with the application (once the context has refreshed); false
+     * leaves it stopped, its messages waiting, until it is started through the registry.
+     */
+    boolean autoStartup() default true;
+
     /** Name of the declared queue pair whose receives this method handles. */
     String queuePair() default "";
 

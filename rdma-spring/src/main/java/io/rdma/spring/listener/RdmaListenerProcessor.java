@@ -4,9 +4,13 @@ import io.rdma.spring.channel.ChannelFollower;
 import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
-import io.rdma.spring.resource.ConnectionPlan;
+import io.rdma.spring.convert.RdmaMessageConversion;
+import io.rdma.spring.naming.UnknownRdmaNameException;
+import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
+import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.RdmaWireFormat;
 import io.rdma.verbs.api.QueuePair;
 
 import java.lang.invoke.MethodHandle;
@@ -14,17 +18,18 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
@@ -34,36 +39,52 @@ import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds {@link RdmaListener} methods on beans and has {@link ChannelReceivers} hand the messages
- * of each channel they listen on to them: the declared queue pair's channel, or, for a listener
- * with a queue pair prototype, the channel of every peer it accepts. Each method has one
- * {@link ListenerInvoker}, shared by the containers of all its queue pairs, which holds it to
- * its concurrency and hands its failures to its error handler. The resources are looked up lazily: a
- * post-processor is created before ordinary beans, {@code RdmaResources} among them.
+ * Finds {@link RdmaListener} methods on beans and, once the connections are up, makes each an
+ * {@link RdmaListenerContainer} in the {@link RdmaListenerEndpointRegistry}: every name the
+ * annotation gives is checked (a wrong one fails the start with an
+ * {@link UnknownRdmaNameException} naming the method, the nearest name and all declared), and
+ * {@link ChannelReceivers} hands the messages of each channel it listens on to it: the declared
+ * queue pair's channel, or the channel of every peer a listener with a queue pair prototype
+ * accepts, or of every instance a service connection connects. Receive queues fill from then on;
+ * the containers start invoking once the context has refreshed. At stop (the context closes, the
+ * containers have drained) every container gives back what still waits. The resources are looked
+ * up lazily: a post-processor is created before ordinary beans, {@code RdmaResources} among them.
  */
 public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFactoryAware, SmartLifecycle {
 
-    private static final Log logger = LogFactory.getLog(RdmaListenerProcessor.class);
+    private record Listener(RdmaListener annotation, Object bean, Method method) {
 
-    private record Listener(String queuePair, String connectionListener, String serviceConnection, int concurrency,
-                            boolean onPollerThread, String errorHandler, Object bean, Method method) {
+        /** The method as a developer finds it: {@code com.example.Greeter.greet(String)}. */
+        String site() {
+            return method.getDeclaringClass().getName() + "." + method.getName() + Arrays.stream(
+                    method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+        }
+
+        String site(String attribute) {
+            return "@RdmaListener(" + attribute + ") on " + site();
+        }
     }
 
     private final ObjectProvider<RdmaResources> resources;
     private final ObjectProvider<RdmaChannels> channels;
     private final ObjectProvider<ChannelReceivers> receivers;
     private final ObjectProvider<RdmaTemplate> template;
+    private final ObjectProvider<RdmaMessageConversion> conversion;
+    private final ObjectProvider<RdmaListenerEndpointRegistry> registry;
     private final List<Listener> listeners = new ArrayList<>();
-    private final List<ListenerInvoker> invokers = new ArrayList<>();
     private @Nullable BeanFactory beanFactory;
     private volatile boolean running;
 
     public RdmaListenerProcessor(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaChannels> channels,
-                                 ObjectProvider<ChannelReceivers> receivers, ObjectProvider<RdmaTemplate> template) {
+                                 ObjectProvider<ChannelReceivers> receivers, ObjectProvider<RdmaTemplate> template,
+                                 ObjectProvider<RdmaMessageConversion> conversion,
+                                 ObjectProvider<RdmaListenerEndpointRegistry> registry) {
         this.resources = resources;
         this.channels = channels;
         this.receivers = receivers;
         this.template = template;
+        this.conversion = conversion;
+        this.registry = registry;
     }
 
     @Override
@@ -76,9 +97,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         Class<?> type = AopUtils.getTargetClass(bean);
         MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<RdmaListener>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, RdmaListener.class))
-                .forEach((method, annotation) -> listeners.add(new Listener(annotation.queuePair(),
-                        annotation.connectionListener(), annotation.serviceConnection(), annotation.concurrency(),
-                        annotation.onPollerThread(), annotation.errorHandler(), bean, method)));
+                .forEach((method, annotation) -> listeners.add(new Listener(annotation, bean, method)));
         return bean;
     }
 
@@ -86,51 +105,70 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
     public void start() {
         RdmaResources rdma = resources.getObject();
         RdmaChannels declared = channels.getObject();
+        RdmaListenerEndpointRegistry containers = registry.getObject();
         for (Listener listener : listeners) {
-            if (Stream.of(listener.queuePair(), listener.connectionListener(), listener.serviceConnection())
+            RdmaListener annotation = listener.annotation();
+            if (Stream.of(annotation.queuePair(), annotation.connectionListener(), annotation.serviceConnection())
                     .filter(name -> !name.isEmpty()).count() != 1) {
-                throw new IllegalStateException("@RdmaListener on " + listener.method() + " must name exactly one of"
+                throw new IllegalStateException("@RdmaListener on " + listener.site() + " must name exactly one of"
                         + " queuePair, connectionListener and serviceConnection");
             }
             ListenerInvoker invoker = invoker(listener);
-            if (!listener.connectionListener().isEmpty()) {
-                ConnectionPlan.ListenerPlan plan = rdma.connections().listeners().stream()
-                        .filter(candidate -> candidate.name().equals(listener.connectionListener())
-                                && candidate.queuePairPrototype() != null)
-                        .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
-                                + " names connection listener '" + listener.connectionListener() + "', which is not"
-                                + " declared under rdma.connections.listeners with a queue-pair-prototype"));
+            String listensTo;
+            if (!annotation.connectionListener().isEmpty()) {
+                ListenerPlan plan = connectionListener(rdma, listener);
                 declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
-                continue;
-            }
-            if (!listener.serviceConnection().isEmpty()) {
-                ConnectionPlan.ServicePlan plan = rdma.connections().services().stream()
-                        .filter(candidate -> candidate.name().equals(listener.serviceConnection()))
-                        .findFirst().orElseThrow(() -> new IllegalStateException("@RdmaListener on " + listener.method()
-                                + " names service connection '" + listener.serviceConnection() + "', which is not"
-                                + " declared under rdma.connections.outbound with a service"));
+                listensTo = "connection listener '" + plan.name() + "'";
+            } else if (!annotation.serviceConnection().isEmpty()) {
+                ServicePlan plan = serviceConnection(rdma, listener);
                 if (plan.queuePair() != null) {
                     // one instance at a time, on a declared queue pair: received on as that queue pair is
                     receiveOn(plan.queuePair(), rdma, declared, listener, invoker);
                 } else {
                     declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
                 }
-                continue;
+                listensTo = "service connection '" + plan.name() + "'";
+            } else {
+                receiveOn(annotation.queuePair(), rdma, declared, listener, invoker);
+                listensTo = "queue pair '" + annotation.queuePair() + "'";
             }
-            receiveOn(listener.queuePair(), rdma, declared, listener, invoker);
+            String id = annotation.id().isEmpty() ? listener.method().getDeclaringClass().getName() + "."
+                    + listener.method().getName() : annotation.id();
+            containers.register(new RdmaListenerContainer(id, "@RdmaListener method " + listener.site(),
+                    List.of(listensTo), annotation.autoStartup(), invoker));
         }
         running = true;
+    }
+
+    private static ListenerPlan connectionListener(RdmaResources rdma, Listener listener) {
+        List<ListenerPlan> prototypes = rdma.connections().listeners().stream()
+                .filter(candidate -> candidate.queuePairPrototype() != null).toList();
+        String name = listener.annotation().connectionListener();
+        return prototypes.stream().filter(candidate -> candidate.name().equals(name)).findFirst()
+                .orElseThrow(() -> new UnknownRdmaNameException("connection listener", name,
+                        listener.site("connectionListener"), prototypes.stream().map(ListenerPlan::name).toList(),
+                        "rdma.connections.listeners (with a queue-pair-prototype)"));
+    }
+
+    private static ServicePlan serviceConnection(RdmaResources rdma, Listener listener) {
+        List<ServicePlan> services = rdma.connections().services();
+        String name = listener.annotation().serviceConnection();
+        return services.stream().filter(candidate -> candidate.name().equals(name)).findFirst()
+                .orElseThrow(() -> new UnknownRdmaNameException("service connection", name,
+                        listener.site("serviceConnection"), services.stream().map(ServicePlan::name).toList(),
+                        "rdma.connections.outbound (with service)"));
     }
 
     /** Hands the messages of declared queue pair {@code queuePair}'s channel to {@code invoker}. */
     private void receiveOn(String queuePair, RdmaResources rdma, RdmaChannels declared, Listener listener,
                            ListenerInvoker invoker) {
         if (rdma.resource(queuePair).filter(m -> m.resource() instanceof QueuePair).isEmpty()) {
-            throw new IllegalStateException("@RdmaListener on " + listener.method() + " names queue pair '"
-                    + queuePair + "', which is not declared under rdma.devices");
+            throw new UnknownRdmaNameException("queue pair", queuePair, listener.site("queuePair"),
+                    rdma.resources(QueuePair.class).stream().map(RdmaResources.Named::name).toList(),
+                    "rdma.devices.<device>.protection-domains.<pd>.queue-pairs");
         }
         checkPool(rdma, listener, queuePair);
-        receivers.getObject().listen(declared.channel(queuePair), invoker);
+        receivers.getObject().listen(declared.channel(queuePair, listener.site("queuePair")), invoker);
     }
 
     /**
@@ -156,68 +194,80 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
 
     private static void checkPool(RdmaResources rdma, Listener listener, String queuePair) {
         if (rdma.queuePairAddress(queuePair).memoryPool() == null) {
-            throw new IllegalStateException("@RdmaListener on " + listener.method() + ": queue pair '" + queuePair
+            throw new IllegalStateException("@RdmaListener on " + listener.site() + ": queue pair '" + queuePair
                     + "' has no memory pool to receive into; set its memory-pool property");
         }
     }
 
-    /** The method's invoker, shared by every queue pair it listens on, so its concurrency holds across them. */
+    /** The method's invoker, shared by every channel it listens on, so its concurrency holds across them. */
     private ListenerInvoker invoker(Listener listener) {
-        if (listener.concurrency() < 0) {
-            throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets concurrency "
-                    + listener.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
+        RdmaListener annotation = listener.annotation();
+        if (annotation.concurrency() < 0) {
+            throw new IllegalStateException("@RdmaListener on " + listener.site() + " sets concurrency "
+                    + annotation.concurrency() + "; set 1 or more invocations at once, or 0 for no limit");
         }
-        if (listener.onPollerThread() && listener.concurrency() != 0) {
-            throw new IllegalStateException("@RdmaListener on " + listener.method() + " sets onPollerThread and"
-                    + " concurrency " + listener.concurrency() + "; on the poller thread nothing is handed over, so"
-                    + " there is nothing to limit: leave concurrency 0, or let workers run the method");
+        if (annotation.onPollerThread() && annotation.concurrency() != 0) {
+            throw new IllegalStateException("@RdmaListener on " + listener.site() + " sets onPollerThread and"
+                    + " concurrency " + annotation.concurrency() + "; on the poller thread nothing is handed over,"
+                    + " so there is nothing to limit: leave concurrency 0, or let workers run the method");
         }
-        String description = "@RdmaListener method " + listener.method();
-        ListenerInvoker invoker = new ListenerInvoker(description, method(listener),
-                listener.method().getParameterTypes()[0] == ReceivedBuffer.class, listener.concurrency(),
-                listener.onPollerThread(), errorHandler(listener, description), template.getObject(),
-                "rdma-listener-" + listener.method().getDeclaringClass().getSimpleName() + "."
-                        + listener.method().getName());
-        invokers.add(invoker);
-        return invoker;
+        String description = "@RdmaListener method " + listener.site();
+        Method method = listener.method();
+        boolean typed = TypedListenerMethod.needsConversion(method);
+        return new ListenerInvoker(description, typed ? typed(listener) : direct(listener),
+                !typed && method.getParameterTypes()[0] == ReceivedBuffer.class, annotation.concurrency(),
+                annotation.onPollerThread(), errorHandler(listener, description), template.getObject(),
+                "rdma-listener-" + method.getDeclaringClass().getSimpleName() + "." + method.getName());
     }
 
     /** The bean the listener names, or else one that logs at ERROR. */
     private RdmaListenerErrorHandler errorHandler(Listener listener, String description) {
-        if (listener.errorHandler().isEmpty()) {
-            return (message, failure) -> logger.error(description + " failed on a message of queue pair '"
-                    + message.queuePair() + "'", failure);
+        String name = listener.annotation().errorHandler();
+        if (name.isEmpty()) {
+            return new LoggingErrorHandler(description);
         }
         Assert.state(beanFactory != null, "'beanFactory' must not be null");
-        try {
-            return beanFactory.getBean(listener.errorHandler(), RdmaListenerErrorHandler.class);
-        } catch (BeansException e) {
-            throw new IllegalStateException("@RdmaListener on " + listener.method() + " names error handler '"
-                    + listener.errorHandler() + "', which is not a bean implementing RdmaListenerErrorHandler", e);
+        if (!beanFactory.containsBean(name) || !beanFactory.isTypeMatch(name, RdmaListenerErrorHandler.class)) {
+            List<String> handlers = beanFactory instanceof ListableBeanFactory listable
+                    ? List.of(listable.getBeanNamesForType(RdmaListenerErrorHandler.class)) : List.of();
+            throw new UnknownRdmaNameException("error handler bean", name, listener.site("errorHandler"), handlers,
+                    "the application context, as beans implementing RdmaListenerErrorHandler");
         }
+        return beanFactory.getBean(name, RdmaListenerErrorHandler.class);
     }
 
     /**
-     * The method as a function of the delivery, through a method handle bound to the bean, which
-     * unlike {@link Method#invoke} boxes no argument array per message.
+     * A method with typed parameters or reply: through {@link TypedListenerMethod} and the
+     * conversion. A request's immediate data is its correlation id, not the application's.
      */
-    private static Function<Delivery, byte @Nullable []> method(Listener listener) {
+    private Function<Delivery, byte @Nullable []> typed(Listener listener) {
+        TypedListenerMethod typed = new TypedListenerMethod(listener.bean(), listener.method(),
+                conversion.getIfUnique(RdmaMessageConversion::new));
+        return delivery -> {
+            ReceivedMessage message = delivery.message();
+            boolean request = message.hasImmediateData()
+                    && RdmaWireFormat.kind(message.immediateData()) == RdmaWireFormat.REQUEST;
+            return typed.invoke(message.queuePair(), message.payload(), message.hasImmediateData() && !request,
+                    message.immediateData(), request ? RdmaWireFormat.correlationId(message.immediateData()) : null);
+        };
+    }
+
+    /**
+     * A method that takes one {@code byte[]}, {@link ReceivedMessage} or {@link ReceivedBuffer} and
+     * returns {@code byte[]} or nothing, through a method handle bound to the bean, which unlike
+     * {@link Method#invoke} boxes no argument array per message.
+     */
+    private static Function<Delivery, byte @Nullable []> direct(Listener listener) {
         Method method = listener.method();
-        Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length != 1 || (parameters[0] != byte[].class && parameters[0] != ReceivedMessage.class
-                && parameters[0] != ReceivedBuffer.class)) {
-            throw new IllegalStateException("@RdmaListener method " + method + " must take one byte[],"
-                    + " ReceivedMessage or ReceivedBuffer parameter");
-        }
         ReflectionUtils.makeAccessible(method);
         MethodHandle handle;
         try {
             handle = MethodHandles.lookup().unreflect(method).bindTo(listener.bean())
                     .asType(MethodType.methodType(Object.class, Object.class));
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("@RdmaListener method " + method + " cannot be called", e);
+            throw new IllegalStateException("@RdmaListener method " + listener.site() + " cannot be called", e);
         }
-        Class<?> parameter = parameters[0];
+        Class<?> parameter = method.getParameterTypes()[0];
         boolean replies = method.getReturnType() == byte[].class;
         return delivery -> {
             Object argument = parameter == ReceivedBuffer.class ? delivery
@@ -235,10 +285,11 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         };
     }
 
+    /** The containers stopped (drained) when the context began closing: what still waits goes back. */
     @Override
     public void stop() {
         running = false;
-        invokers.forEach(ListenerInvoker::stop);
+        registry.getObject().closeContainers();
     }
 
     @Override

@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * it returns false: the caller knows it may have run. (Waiting with {@code get(timeout)} withdraws
  * nothing; cancel the future when that times out.)
  *
- * <p>An unknown channel name throws {@code IllegalArgumentException} at the call, naming the
- * channels there are.
+ * <p>An unknown channel name throws {@link io.rdma.spring.naming.UnknownRdmaNameException} (an
+ * {@code IllegalArgumentException}) at the call, naming the nearest channel and all there are; one
+ * made while the application starts fails the start with that analysis.
  */
 public interface RdmaOperations {
 
@@ -62,6 +63,23 @@ public interface RdmaOperations {
      * while the reply is awaited. The request waits for send-queue room as other operations do.
      */
     CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout);
+
+    /**
+     * Sends {@code payload} converted to bytes by the template's message conversion ({@code byte[]}
+     * as it is, a {@code String} as UTF-8, any other object as JSON).
+     */
+    CompletableFuture<Void> convertAndSend(String channel, Object payload);
+
+    /**
+     * {@link #sendAndReceive(String, byte[])} of {@code request} converted to bytes, whose reply is
+     * converted to {@code replyType}; a reply that does not convert fails the future with a
+     * {@code PayloadConversionException} naming the type.
+     */
+    <R> CompletableFuture<R> convertSendAndReceive(String channel, Object request, Class<R> replyType);
+
+    /** {@link #convertSendAndReceive(String, Object, Class)} with a reply timeout of its own. */
+    <R> CompletableFuture<R> convertSendAndReceive(String channel, Object request, Class<R> replyType,
+                                                   Duration timeout);
 
     CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target);
 

@@ -6,6 +6,7 @@ import io.rdma.spring.channel.ChannelState;
 import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.convert.RdmaMessageConversion;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.SendOpcode;
@@ -68,6 +69,7 @@ public class RdmaTemplate implements RdmaOperations {
     private final Map<String, Boolean> receivingReplies = new ConcurrentHashMap<>();
     private final LongAdder lateReplies = new LongAdder();
     private volatile Duration defaultReplyTimeout = DEFAULT_REPLY_TIMEOUT;
+    private volatile RdmaMessageConversion conversion = new RdmaMessageConversion();
 
     /**
      * Sends on the channels of {@code channels}, whose replies {@code replies} receives; observes
@@ -116,6 +118,11 @@ public class RdmaTemplate implements RdmaOperations {
         this.defaultReplyTimeout = timeout;
     }
 
+    /** How {@code convertAndSend} and {@code convertSendAndReceive} turn objects into bytes and back. */
+    public void setMessageConversion(RdmaMessageConversion conversion) {
+        this.conversion = conversion;
+    }
+
     /** Replies that came after their request was settled (timed out, given up, its channel down): dropped. */
     public long lateReplies() {
         return lateReplies.sum();
@@ -149,7 +156,7 @@ public class RdmaTemplate implements RdmaOperations {
 
     @Override
     public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout) {
-        RdmaChannel target = channels.channel(channel);
+        RdmaChannel target = channels.channel(channel, "RdmaTemplate.sendAndReceive(channel, ...)");
         if (target.state() != ChannelState.UP) {
             return CompletableFuture.failedFuture(downException(target));
         }
@@ -165,6 +172,24 @@ public class RdmaTemplate implements RdmaOperations {
         }
         ReplyTimeouts.schedule(made, pending, channel, timeout);
         return post(target, on, made);
+    }
+
+    @Override
+    public CompletableFuture<Void> convertAndSend(String channel, Object payload) {
+        return send(channel, conversion.toPayload(payload));
+    }
+
+    @Override
+    public <R> CompletableFuture<R> convertSendAndReceive(String channel, Object request, Class<R> replyType) {
+        return convertSendAndReceive(channel, request, replyType, defaultReplyTimeout);
+    }
+
+    @Override
+    public <R> CompletableFuture<R> convertSendAndReceive(String channel, Object request, Class<R> replyType,
+                                                          Duration timeout) {
+        RdmaMessageConversion converting = conversion;
+        return sendAndReceive(channel, converting.toPayload(request), timeout)
+                .thenApply(reply -> converting.fromPayload(reply, replyType));
     }
 
     /**
@@ -251,7 +276,10 @@ public class RdmaTemplate implements RdmaOperations {
     }
 
     private <T extends @Nullable Object> CompletableFuture<T> post(String channel, TemplateOperation made) {
-        RdmaChannel target = channels.channel(channel);
+        RdmaChannel target = channels.get(channel);
+        if (target == null) {
+            throw channels.unknown(channel, "an RdmaTemplate " + made.name() + " call");
+        }
         return post(target, operationsOf(target), made);
     }
 
