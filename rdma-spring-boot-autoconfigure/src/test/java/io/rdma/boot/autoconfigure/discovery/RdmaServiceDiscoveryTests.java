@@ -256,14 +256,12 @@ class RdmaServiceDiscoveryTests {
     /**
      * Without Spring Cloud Commons on the class path nothing of discovery applies: an application
      * whose connections name hosts starts as before, and one that names a service fails the start
-     * naming the property. A question of the class path, so on the simulated fabric only: on rxe0
-     * the test after it twice saw a departed instance's queue pair stay open (not understood yet).
+     * naming the property.
      */
     @Test
-    @SimulatedOnly
     void withoutSpringCloudCommonsNothingOfDiscoveryApplies() {
         FilteredClassLoader withoutSpringCloud = new FilteredClassLoader("org.springframework.cloud");
-        RdmaContextRunners.simulatedRunner("connected").withClassLoader(withoutSpringCloud)
+        RdmaContextRunners.runner("connected").withClassLoader(withoutSpringCloud)
                 .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
                         RdmaLoadBalancerAutoConfiguration.class))
                 .run(context -> {
@@ -271,7 +269,7 @@ class RdmaServiceDiscoveryTests {
                             .doesNotHaveBean(RegistrationMetadata.class);
                     assertThat(context.getBean(RdmaConnections.class).services()).isEmpty();
                 });
-        RdmaContextRunners.simulatedRunner("service-instances").withClassLoader(withoutSpringCloud)
+        RdmaContextRunners.runner("service-instances").withClassLoader(withoutSpringCloud)
                 .withConfiguration(AutoConfigurations.of(RdmaDiscoveryAutoConfiguration.class,
                         RdmaLoadBalancerAutoConfiguration.class))
                 .withUserConfiguration(Instances.class).run(context -> assertThat(
