@@ -23,7 +23,6 @@ import org.jspecify.annotations.Nullable;
 public class FlowCounterMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
-    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public FlowCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -36,15 +35,16 @@ public class FlowCounterMetrics implements RdmaMeterBinder {
             if (counters == null) {
                 continue;
             }
-            ScrapeSnapshot<long[]> snapshot = snapshots.of(counters, counters::read);
+            ScrapeSnapshot<long[]> snapshot = ScrapeSnapshot.of(counters, counters::read);
             String device = counters.context().deviceName();
             List<CounterDescription> points = resources.flowCounterPoints(flow.name());
             for (int index = 0; index < points.size(); index++) {
                 int point = index;
                 int reader = snapshot.reader();
                 boolean packets = points.get(index) == CounterDescription.PACKETS;
-                FunctionCounter.builder(packets ? "rdma.flow.packets" : "rdma.flow.bytes", snapshot,
-                                s -> value(s.valueFor(reader), point))
+                // the function holds the snapshot, the meter the flow's counters (see ScrapeSnapshot)
+                FunctionCounter.builder(packets ? "rdma.flow.packets" : "rdma.flow.bytes", counters,
+                                c -> value(snapshot.valueFor(reader), point))
                         .description(packets ? "Packets the flow steered" : "Bytes the flow steered")
                         .tags("device", device, "port", Integer.toString(flow.resource().spec().port()), "flow",
                                 flow.name(), "index", Integer.toString(point))

@@ -31,7 +31,6 @@ public class PortCounterMetrics implements RdmaMeterBinder {
     static final String HW_STAT = "rdma.port.hw.stat";
 
     private final RdmaResources resources;
-    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public PortCounterMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -42,15 +41,16 @@ public class PortCounterMetrics implements RdmaMeterBinder {
         for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
             DeviceContext context = device.resource();
             for (int port : resources.configuredPorts(device.name())) {
-                ScrapeSnapshot<PortCounters> snapshot = snapshots.of(context, () -> context.portCounters(port));
+                ScrapeSnapshot<PortCounters> snapshot = ScrapeSnapshot.of(context, () -> context.portCounters(port));
                 PortCounters offered = context.portCounters(port);
                 Tags tags = Tags.of("device", device.name(), "port", Integer.toString(port));
                 for (String name : new TreeSet<>(offered.counters().keySet())) {
-                    bind(registry, snapshot, tags, name, NodeExporterNames.ofCounter(name), PortCounters::counters);
+                    bind(registry, context, snapshot, tags, name, NodeExporterNames.ofCounter(name),
+                            PortCounters::counters);
                 }
                 for (String name : new TreeSet<>(offered.hardwareCounters().keySet())) {
                     if (!offered.counters().containsKey(name)) {
-                        bind(registry, snapshot, tags, name, NodeExporterNames.ofHardwareCounter(name),
+                        bind(registry, context, snapshot, tags, name, NodeExporterNames.ofHardwareCounter(name),
                                 PortCounters::hardwareCounters);
                     }
                 }
@@ -58,21 +58,22 @@ public class PortCounterMetrics implements RdmaMeterBinder {
         }
     }
 
-    private static void bind(MeterRegistry registry, ScrapeSnapshot<PortCounters> snapshot, Tags tags, String name,
-                             NodeExporterNames.@Nullable Family family,
+    /** A meter of {@code context}'s port; its function holds {@code snapshot} (see {@link ScrapeSnapshot}). */
+    private static void bind(MeterRegistry registry, DeviceContext context, ScrapeSnapshot<PortCounters> snapshot,
+                             Tags tags, String name, NodeExporterNames.@Nullable Family family,
                              Function<PortCounters, Map<String, Long>> directory) {
         int reader = snapshot.reader();
         if (name.equals(NodeExporterNames.LIFESPAN)) {
-            Gauge.builder("rdma.lifespan", snapshot, s -> value(s.valueFor(reader), directory, name) / 1000)
+            Gauge.builder("rdma.lifespan", context, c -> value(snapshot.valueFor(reader), directory, name) / 1000)
                     .description("How long the driver caches its hardware counters (hw_counters/lifespan)")
                     .baseUnit("seconds").tags(tags).register(registry);
         } else if (family == null) {
-            FunctionCounter.builder(HW_STAT, snapshot, s -> value(s.valueFor(reader), directory, name))
+            FunctionCounter.builder(HW_STAT, context, c -> value(snapshot.valueFor(reader), directory, name))
                     .description("Port or hardware counter node_exporter has no name for, by its sysfs file name")
                     .tags(tags).tag("stat", name).register(registry);
         } else {
-            FunctionCounter.builder(NodeExporterNames.meterName(family.name()), snapshot,
-                            s -> value(s.valueFor(reader), directory, name) * family.scale())
+            FunctionCounter.builder(NodeExporterNames.meterName(family.name()), context,
+                            c -> value(snapshot.valueFor(reader), directory, name) * family.scale())
                     .description("sysfs port counter " + name).tags(tags).register(registry);
         }
     }

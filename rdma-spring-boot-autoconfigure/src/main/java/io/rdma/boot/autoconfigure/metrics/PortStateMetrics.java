@@ -26,7 +26,6 @@ import io.micrometer.core.instrument.Tags;
 public class PortStateMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
-    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public PortStateMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -50,14 +49,14 @@ public class PortStateMetrics implements RdmaMeterBinder {
 
     private void bindPort(MeterRegistry registry, String device, DeviceContext context, int port) {
         Tags tags = Tags.of("device", device, "port", Integer.toString(port));
-        ScrapeSnapshot<PortAttributes> snapshot = snapshots.of(context, () -> context.queryPort(port));
-        gauge(registry, "rdma.state.id", "Logical state of the port, the ibv_port_state code"
+        ScrapeSnapshot<PortAttributes> snapshot = ScrapeSnapshot.of(context, () -> context.queryPort(port));
+        gauge(registry, context, "rdma.state.id", "Logical state of the port, the ibv_port_state code"
                 + " (0: nop, 1: down, 2: init, 3: armed, 4: active, 5: active defer)", tags, snapshot,
                 attributes -> attributes.state().ordinal());
-        gauge(registry, "rdma.physical.state.id", "Physical state of the port's link (0: no state, 1: sleep,"
+        gauge(registry, context, "rdma.physical.state.id", "Physical state of the port's link (0: no state, 1: sleep,"
                 + " 2: polling, 3: disabled, 4: port configuration training, 5: link up, 6: link error recovery,"
                 + " 7: phy test)", tags, snapshot, attributes -> attributes.physicalState().code());
-        gauge(registry, "rdma.rate.bytes.per.second", "Signalling rate of the port's link", tags, snapshot,
+        gauge(registry, context, "rdma.rate.bytes.per.second", "Signalling rate of the port's link", tags, snapshot,
                 PortAttributes::rateBytesPerSecond);
         PortAttributes bound = context.queryPort(port);
         Gauge.builder("rdma.port.info", () -> 1)
@@ -67,11 +66,12 @@ public class PortStateMetrics implements RdmaMeterBinder {
                 .register(registry);
     }
 
-    private static void gauge(MeterRegistry registry, String name, String description, Tags tags,
+    /** A gauge of {@code context}'s port; its function holds {@code snapshot} (see {@link ScrapeSnapshot}). */
+    private static void gauge(MeterRegistry registry, DeviceContext context, String name, String description, Tags tags,
                               ScrapeSnapshot<PortAttributes> snapshot, ToDoubleFunction<PortAttributes> value) {
         int reader = snapshot.reader();
-        Gauge.builder(name, snapshot, s -> {
-            PortAttributes attributes = s.valueFor(reader);
+        Gauge.builder(name, context, c -> {
+            PortAttributes attributes = snapshot.valueFor(reader);
             return attributes == null ? Double.NaN : value.applyAsDouble(attributes);
         }).description(description).tags(tags).register(registry);
     }

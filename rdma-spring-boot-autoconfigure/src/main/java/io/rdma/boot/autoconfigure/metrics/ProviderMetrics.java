@@ -21,7 +21,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 public class ProviderMetrics implements RdmaMeterBinder {
 
     private final RdmaResources resources;
-    private final ScrapeSnapshots snapshots = new ScrapeSnapshots();
 
     public ProviderMetrics(RdmaResources resources) {
         this.resources = resources;
@@ -35,14 +34,15 @@ public class ProviderMetrics implements RdmaMeterBinder {
                 .tags("provider", verbs.providerName(), "requested", verbs.requestedKind().providerName(),
                         "reason", verbs.selectionReason())
                 .register(registry);
-        ScrapeSnapshot<Map<ResourceKind, Long>> census = snapshots.of(verbs::liveObjects);
+        ScrapeSnapshot<Map<ResourceKind, Long>> census = new ScrapeSnapshot<>(verbs::liveObjects);
         for (ResourceKind kind : ResourceKind.values()) {
             if (kind == ResourceKind.MEMORY_POOL) {
                 continue; // a provider sees a pool as the one region it registers: pools count as memory_region
             }
             int reader = census.reader();
-            Gauge.builder("rdma.live.objects", census, c -> {
-                Map<ResourceKind, Long> counts = c.valueFor(reader);
+            // the function holds the snapshot, the meter the provider (see ScrapeSnapshot)
+            Gauge.builder("rdma.live.objects", verbs, v -> {
+                Map<ResourceKind, Long> counts = census.valueFor(reader);
                 return counts == null ? Double.NaN : counts.getOrDefault(kind, 0L);
             }).description("Verbs objects the provider created and has not destroyed, by kind")
                     .tag("kind", kind.name().toLowerCase(Locale.ROOT)).register(registry);

@@ -1,5 +1,9 @@
 package io.rdma.boot.autoconfigure.metrics;
 
+import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.api.VerbsResource;
+
 import java.util.BitSet;
 import java.util.function.Supplier;
 
@@ -17,6 +21,13 @@ import org.jspecify.annotations.Nullable;
  * tune, whichever registries scrape and in whatever order. Two registries scraping at once read
  * more often, never staler.
  *
+ * <p>A meter holds its snapshot in its value function, and has the resource it describes as its
+ * state object. Micrometer holds a meter's state object weakly: were the snapshot the state object,
+ * the first garbage collection after the binder that made it became unreachable (the usual
+ * {@code new PortCounterMetrics(resources).bindTo(registry)} keeps no binder) would clear it, and
+ * the registry would stop calling the function: gauges would show NaN, function counters their
+ * last value, and scrapes would read nothing.
+ *
  * <p>Thread-safe: reads are serialized, so concurrent scrapes never read the source in parallel.
  */
 final class ScrapeSnapshot<T> {
@@ -30,6 +41,20 @@ final class ScrapeSnapshot<T> {
     /** {@code source} reads everything at once; it returns null when there is nothing to read (a closed context). */
     ScrapeSnapshot(Supplier<@Nullable T> source) {
         this.source = source;
+    }
+
+    /**
+     * A snapshot of what {@code read} reads from {@code owner}: nothing once the owner is closed or
+     * a read fails, so its meters show NaN rather than the scrape failing.
+     */
+    static <T> ScrapeSnapshot<T> of(VerbsResource owner, Supplier<T> read) {
+        return new ScrapeSnapshot<>(() -> {
+            try {
+                return owner.isClosed() ? null : read.get();
+            } catch (ResourceClosedException | VerbsException e) {
+                return null;
+            }
+        });
     }
 
     /** A new reader: one per meter that takes its value from this snapshot. */

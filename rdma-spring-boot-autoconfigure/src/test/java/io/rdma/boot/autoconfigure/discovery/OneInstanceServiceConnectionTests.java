@@ -15,10 +15,9 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.RdmaInstanceChooser;
 import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
-import io.rdma.verbs.api.ResourceKind;
-import io.rdma.verbs.api.Verbs;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +47,9 @@ import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.WAI
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.await;
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.bytes;
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.connected;
+import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.connectedQueuePairs;
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.invalid;
+import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.peerQueuePair;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -112,8 +113,10 @@ class OneInstanceServiceConnectionTests {
             template.send(kv.any(), bytes("ping")).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(instances.take(listenerOf(chosen))).isEqualTo("ping");
             assertThat(instances.replies.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("pong from " + listenerOf(chosen));
-            Verbs verbs = recorder.verbs();
-            long queuePairs = verbs.liveObjects().get(ResourceKind.QUEUE_PAIR);
+            DeviceContext device = context.getBean(DeviceContext.class);
+            List<QueuePair> connectedBefore = connectedQueuePairs(device);
+            assertThat(connectedBefore).as("the declared queue pair and the chosen listener's peer").hasSize(2);
+            int peerOfChosen = peerQueuePair(connections, listenerOf(chosen));
 
             String other = chosen.equals("a") ? "b" : "a";
             list(context, instance -> instance.getInstanceId().equals(other));
@@ -130,8 +133,11 @@ class OneInstanceServiceConnectionTests {
             template.send(kv.any(), bytes("ping again")).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(instances.take(listenerOf(other))).isEqualTo("ping again");
             assertThat(instances.replies.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("pong from " + listenerOf(other));
-            // the departed instance's peer queue pair is closed, the new one's made; the declared one stays
-            await(() -> verbs.liveObjects().get(ResourceKind.QUEUE_PAIR) == queuePairs, "as many queue pairs as before");
+            // the departed instance's peer queue pair is closed, the new one's connected; the declared one stays
+            await(() -> connectedBefore.stream().anyMatch(QueuePair::isClosed) && connectedQueuePairs(device).size() == 2,
+                    "as many connected queue pairs as before");
+            assertThat(connectedBefore).filteredOn(QueuePair::isClosed).extracting(QueuePair::qpNumber)
+                    .containsExactly(peerOfChosen);
         });
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }

@@ -12,7 +12,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.springframework.context.ApplicationContext;
 
-/** A Prometheus registry with every RDMA binder of a context bound, and its scrapes parsed into series. */
+/** A Prometheus registry with RDMA binders bound, and its scrapes parsed into series. */
 final class PrometheusScrape {
 
     /** {@code name{labels} value}: a sample line of the text format. */
@@ -22,8 +22,16 @@ final class PrometheusScrape {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
+    /** Every binder of {@code context}, which keeps them. */
     PrometheusScrape(ApplicationContext context) {
         context.getBeansOfType(MeterBinder.class).values().forEach(binder -> binder.bindTo(registry));
+    }
+
+    /** {@code binders}, which nothing keeps once bound. */
+    PrometheusScrape(MeterBinder... binders) {
+        for (MeterBinder binder : binders) {
+            binder.bindTo(registry);
+        }
     }
 
     PrometheusMeterRegistry registry() {

@@ -4,14 +4,18 @@ import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.health.RdmaHealthContributorAutoConfiguration;
 import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionCounter;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.DeviceAttributes;
+import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.ProtectionDomain;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Map;
 
@@ -34,7 +38,7 @@ class RdmaMetricsTests {
             assertThat(scrape.value("rdma_provider_info", Map.of("provider", verbs.providerName(),
                     "requested", RdmaContextRunners.PROVIDER.providerName()))).isEqualTo(1.0);
             assertThat(scrape.value("rdma_live_objects", Map.of("kind", "device_context"))).isGreaterThanOrEqualTo(1.0);
-            DeviceAttributes device = context.getBean(io.rdma.verbs.api.DeviceContext.class).queryDevice();
+            DeviceAttributes device = context.getBean(DeviceContext.class).queryDevice();
             assertThat(scrape.value("rdma_info", Map.of("device", RdmaContextRunners.DEVICE,
                     "firmware_version", device.firmwareVersion(), "hca_type", device.hcaType()))).isEqualTo(1.0);
             assertThat(scrape.value("rdma_state_id", PORT_1)).isEqualTo(4.0);
@@ -60,6 +64,44 @@ class RdmaMetricsTests {
             assertThat(scrape.value("rdma_live_objects", Map.of("kind", "device_context"))).isGreaterThanOrEqualTo(1.0);
             assertThat(scrape.samples()).noneSatisfy((series, value) -> assertThat(value).as("%s", series).isNaN());
         });
+    }
+
+    /**
+     * Simulated only: it injects a fault. A binder is commonly bound and dropped
+     * ({@code new PortCounterMetrics(resources).bindTo(registry)}), and Micrometer holds a meter's
+     * state object weakly: after a garbage collection the meters of binders nobody keeps still read
+     * the device at every scrape, rather than showing NaN or their last value. A port that goes down
+     * shows in its state and its counters, a new protection domain in the census.
+     */
+    @Test
+    @SimulatedOnly
+    void metersOfBindersNobodyKeepsStillReadTheDeviceAfterAGarbageCollection() {
+        RdmaContextRunners.simulatedRunner("full").run(context -> {
+            RdmaResources resources = context.getBean(RdmaResources.class);
+            PrometheusScrape scrape = new PrometheusScrape(new PortStateMetrics(resources),
+                    new PortCounterMetrics(resources), new ProviderMetrics(resources));
+            Map<String, String> protectionDomains = Map.of("kind", "protection_domain");
+            double before = scrape.value("rdma_live_objects", protectionDomains);
+            collectGarbage();
+
+            context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                    .setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.DOWN);
+            try (ProtectionDomain added = context.getBean(DeviceContext.class).allocateProtectionDomain()) {
+                assertThat(scrape.samples())
+                        .containsEntry(new PrometheusScrape.Series("rdma_state_id", PORT_1), 1.0)
+                        .containsEntry(new PrometheusScrape.Series("rdma_link_downed_total", PORT_1), 1.0)
+                        .containsEntry(new PrometheusScrape.Series("rdma_live_objects", protectionDomains), before + 1);
+            }
+        });
+    }
+
+    /** Returns once a garbage collection has cleared a weak reference, as it would a meter's state object. */
+    private static void collectGarbage() {
+        WeakReference<Object> cleared = new WeakReference<>(new Object());
+        for (int attempt = 0; attempt < 10 && cleared.get() != null; attempt++) {
+            System.gc();
+        }
+        assertThat(cleared.get()).as("a weak reference after System.gc()").isNull();
     }
 
     @Test
