@@ -4,7 +4,6 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.template.RdmaOperations;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,8 +13,8 @@ import org.springframework.stereotype.Component;
 /**
  * Calls the echo server of the one instance of the service that connection {@code echo-client}
  * is connected to (Spring Cloud LoadBalancer chose it; another is chosen when it leaves): a
- * request/reply of the starter, which correlates the reply and fails the call after
- * {@code sample.echo.timeout} (5 s).
+ * typed request/reply of the starter (a String each way), which correlates the reply and fails the
+ * call after {@code sample.echo.timeout} (5 s).
  */
 @Component
 class EchoClient {
@@ -38,7 +37,6 @@ class EchoClient {
      * @throws io.rdma.spring.connection.NoServiceInstanceException when no instance is connected
      */
     CompletableFuture<String> echo(String message) {
-        return rdma.sendAndReceive(instances.any(), message.getBytes(StandardCharsets.UTF_8), timeout)
-                .thenApply(reply -> new String(reply, StandardCharsets.UTF_8));
+        return rdma.convertSendAndReceive(instances.any(), message, String.class, timeout);
     }
 }

@@ -2,21 +2,20 @@ package io.rdma.sample;
 
 import io.rdma.spring.listener.RdmaListener;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 import org.springframework.stereotype.Component;
 
 /**
- * Answers each request of every client the {@code echo} listener accepted; the starter sends
- * the returned bytes back on that client's own queue pair.
+ * Answers each request of every client the {@code echo} listener accepted; the starter converts
+ * the request to a String (UTF-8) and sends the returned one back, as the reply, on that client's
+ * own channel.
  */
 @Component
 class EchoServer {
 
-    @RdmaListener(connectionListener = "echo")
-    byte[] echo(byte[] request) {
-        String text = new String(request, StandardCharsets.UTF_8);
-        return ("echo: " + text.toUpperCase(Locale.ROOT)).getBytes(StandardCharsets.UTF_8);
+    @RdmaListener(id = "echo-server", connectionListener = "echo")
+    String echo(String request) {
+        return "echo: " + request.toUpperCase(Locale.ROOT);
     }
 }

@@ -109,8 +109,8 @@ class KvClient {
                         int number = store.slotNumber(bucket, slot);
                         // RC delivers the notice after the write, so the server reads the new bytes
                         rdma.write(instance, image, store.slot(bucket, slot));
-                        await(rdma.sendAndReceive(instance, new KvControl.SlotWritten(number).encode(), remaining(deadline)),
-                                deadline);
+                        await(rdma.convertSendAndReceive(instance, new KvControl.SlotWritten(number),
+                                KvControl.Acknowledged.class, remaining(deadline)), deadline);
                     } finally {
                         unlock(instance, store, bucket, read.lockWord() + 1);
                     }
@@ -159,8 +159,8 @@ class KvClient {
             KvStoreLayout layout = layouts.get(instance);
             if (layout == null) {
                 long deadline = deadline();
-                layout = KvStoreLayout.decode(await(rdma.sendAndReceive(instance, new KvControl.LayoutRequest().encode(),
-                        remaining(deadline)), deadline));
+                layout = await(rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class,
+                        remaining(deadline)), deadline);
                 layouts.put(instance, layout);
             }
             return layout;

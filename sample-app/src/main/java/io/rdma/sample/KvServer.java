@@ -52,13 +52,13 @@ class KvServer {
     }
 
     /** A request of a client: the layout, or a slot it has written; what is returned is the reply. */
-    @RdmaListener(connectionListener = "kv")
-    byte[] receive(byte[] request) {
-        return switch (KvControl.decode(request)) {
-            case KvControl.LayoutRequest ignored -> layout.encode();
+    @RdmaListener(id = "kv-server", connectionListener = "kv")
+    Object receive(KvControl request) {
+        return switch (request) {
+            case KvControl.LayoutRequest ignored -> layout;
             case KvControl.SlotWritten written -> {
                 index(written.slot());
-                yield KvControl.ACKNOWLEDGED;
+                yield new KvControl.Acknowledged();
             }
         };
     }

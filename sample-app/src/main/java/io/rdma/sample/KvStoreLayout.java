@@ -2,8 +2,6 @@ package io.rdma.sample;
 
 import io.rdma.verbs.api.RemoteBuffer;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Where the key-value store lives and how it is cut up: the server's registered region (address
@@ -25,7 +23,6 @@ record KvStoreLayout(long address, int rkey, int buckets, int bucketSize, int sl
      * Only RDMA atomics change it (compare-and-swap), which act on the host's byte order.
      */
     static final int LOCK_WORD = Long.BYTES;
-    private static final int ENCODED_LENGTH = Long.BYTES + 4 * Integer.BYTES;
 
     KvStoreLayout {
         if (slotsPerBucket < 1 || (bucketSize - LOCK_WORD) / slotsPerBucket <= KvSlot.HEADER) {
@@ -66,15 +63,5 @@ record KvStoreLayout(long address, int rkey, int buckets, int bucketSize, int sl
     /** A slot's number in the whole store: the immediate data of the write that fills it. */
     int slotNumber(int bucket, int slot) {
         return bucket * slotsPerBucket + slot;
-    }
-
-    byte[] encode() {
-        return ByteBuffer.allocate(ENCODED_LENGTH).order(ByteOrder.LITTLE_ENDIAN).putLong(address).putInt(rkey)
-                .putInt(buckets).putInt(bucketSize).putInt(slotsPerBucket).array();
-    }
-
-    static KvStoreLayout decode(byte[] encoded) {
-        ByteBuffer in = ByteBuffer.wrap(encoded).order(ByteOrder.LITTLE_ENDIAN);
-        return new KvStoreLayout(in.getLong(), in.getInt(), in.getInt(), in.getInt(), in.getInt());
     }
 }

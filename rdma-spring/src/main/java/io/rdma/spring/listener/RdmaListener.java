@@ -7,27 +7,40 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a bean method as the receive handler of a declared queue pair, as
- * {@code @KafkaListener} does for a topic. The queue pair's receive queue is kept filled with
- * buffers from its memory pool; each message received is handed to the method, on one of the
- * listener's worker virtual threads (or, with {@link #onPollerThread()}, on the completion
- * poller's thread itself), as {@code byte[]} (the payload), {@link ReceivedMessage} (payload and
- * immediate data), or {@link ReceivedBuffer}: the payload in the receive buffer it arrived in,
- * without a copy, lent to the invocation until it is released (see {@link ReceivedBuffer} for its
- * lifetime). A method returning {@code byte[]} replies: the bytes are sent back on the same queue
- * pair, with the request's immediate data when it had some, so a peer can match replies to
- * requests.
+ * Marks a bean method as the receive handler of a channel, as {@code @KafkaListener} does for a
+ * topic. The channel's receive queue is kept filled with buffers from its memory pool; each message
+ * received is handed to the method, on one of the listener's worker virtual threads (or, with
+ * {@link #onPollerThread()}, on the completion poller's thread itself). The method takes
+ * <ul>
+ * <li>{@code byte[]} (the payload), {@link ReceivedMessage} (payload, channel and immediate data) or
+ * {@link ReceivedBuffer} (the payload in the receive buffer it arrived in, without a copy, lent to
+ * the invocation until it is released): the direct forms, with nothing converted; or</li>
+ * <li>typed parameters ({@link TypedListenerMethod}): the payload converted to any type
+ * ({@code @Payload}, or a parameter without annotation), the receive's {@link RdmaHeaders} as
+ * {@code @Header} parameters, a {@code Message<T>}.</li>
+ * </ul>
+ * A method that returns a value replies: the value ({@code byte[]}, or converted) is sent back on
+ * the channel the message came in on, as the reply to a request of
+ * {@code RdmaOperations.sendAndReceive} (correlated, see {@code RdmaWireFormat}), or with the
+ * message's own immediate data when it had some. A method that throws on a request answers it with
+ * an error reply, which fails the requester's future with the exception's type and message.
  *
- * <p>Name either a declared queue pair, or a listener under {@code rdma.connections.listeners}
- * whose peers get queue pairs from a prototype: the method then handles the receives of every
- * peer the listener accepts, and its reply goes back to the peer that sent the request
- * ({@link ReceivedMessage#queuePair()} names that peer's queue pair, {@code <listener>#<n>},
- * for sending to it later through the {@code RdmaTemplate}).
+ * <p>Name either a declared queue pair, a listener under {@code rdma.connections.listeners}
+ * whose peers get queue pairs from a prototype (the method then handles the messages of every
+ * peer the listener accepts, {@link ReceivedMessage#queuePair()} naming the peer's channel,
+ * {@code <listener>#<n>}), or a service connection. A name that is not declared fails the start
+ * with the nearest declared name and the list of all.
  *
- * <p>Replies are sent as {@code RdmaTemplate} operations are: when the queue pair's send queue is
- * full they wait for room, up to its {@code send-timeout}. Nothing fails silently: an exception
- * the method throws, and a reply that could not be sent ({@link RdmaReplyException}), go to the
- * listener's {@link #errorHandler()}, which by default logs them at ERROR with the queue pair.
+ * <p>Each method is an {@link RdmaListenerContainer} in the {@link RdmaListenerEndpointRegistry},
+ * by {@link #id()}: it starts invoking once the application context has refreshed, can be stopped,
+ * started, paused and resumed, and is stopped, waiting for the invocations in flight, when the
+ * context begins to close. Messages that arrive while it does not run wait, keeping their buffers.
+ *
+ * <p>Replies are sent as template operations are: when the channel's send queue is full they wait
+ * for room, up to its {@code send-timeout}. Nothing fails silently: an exception the method throws
+ * is retried after the {@link #errorHandler()}'s back-off, if it has one, and then handed to it,
+ * as is a reply that could not be sent ({@link RdmaReplyException}); without one they are logged at
+ * ERROR with the channel.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -91,9 +104,10 @@ public @interface RdmaListener {
     boolean onPollerThread() default false;
 
     /**
-     * Name of a bean implementing {@link RdmaListenerErrorHandler}, called with the message when
-     * the method throws or its reply cannot be sent. Unset, such failures are logged at ERROR
-     * with the queue pair.
+     * Name of a bean implementing {@link RdmaListenerErrorHandler}: its back-off says how often the
+     * method is tried again when it throws (see {@link RetryingErrorHandler}), and it is called with
+     * the message when retries could not fix it or its reply cannot be sent. Unset, such failures
+     * are logged at ERROR with the channel.
      */
     String errorHandler() default "";
 }
