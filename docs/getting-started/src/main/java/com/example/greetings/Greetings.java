@@ -1,12 +1,9 @@
 package com.example.greetings;
 
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 
 import io.rdma.spring.listener.RdmaListener;
-import io.rdma.spring.template.RdmaTemplate;
+import io.rdma.spring.template.RdmaOperations;
 
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -15,31 +12,31 @@ import org.springframework.stereotype.Component;
 @Component
 public class Greetings implements ApplicationRunner {
 
-    private final RdmaTemplate rdma;
-    private final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+    public record Greeting(String name) {
+    }
 
-    public Greetings(RdmaTemplate rdma) {
+    public record Reply(String text) {
+    }
+
+    private final RdmaOperations rdma;
+
+    public Greetings(RdmaOperations rdma) {
         this.rdma = rdma;
     }
 
-    /** Sends a greeting on the queue pair "greeter"; the future completes when the send has. */
-    public CompletableFuture<Void> greet(String name) {
-        return rdma.send("greeter", ("hello, " + name).getBytes(StandardCharsets.UTF_8));
+    /** Asks over the queue pair "greeter"; the future completes with the listener's reply. */
+    public CompletableFuture<Reply> greet(String name) {
+        return rdma.convertSendAndReceive("greeter", new Greeting(name), Reply.class);
     }
 
-    /** Every message that arrives on a connection the listener "greetings" accepted. */
+    /** Answers every greeting that arrives on a connection the listener "greetings" accepted. */
     @RdmaListener(connectionListener = "greetings")
-    void receive(byte[] message) {
-        received.add(new String(message, StandardCharsets.UTF_8));
-    }
-
-    public BlockingQueue<String> received() {
-        return received;
+    Reply answer(Greeting greeting) {
+        return new Reply("hello, " + greeting.name());
     }
 
     @Override
-    public void run(ApplicationArguments args) throws Exception {
-        greet("RDMA").join();
-        System.out.println("received: " + received.take());
+    public void run(ApplicationArguments args) {
+        System.out.println("received: " + greet("RDMA").join().text());
     }
 }
