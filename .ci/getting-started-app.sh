@@ -44,8 +44,8 @@ rm -rf docs/getting-started/target
 echo "getting-started-app: ./mvnw package in docs/getting-started"
 (cd docs/getting-started && "${application_env[@]}" ./mvnw package)
 "$JAVA_HOME/bin/java" .ci/JUnitReports.java docs/getting-started/target/surefire-reports \
-  --must-run com.example.greetings.GreetingsTests#greetingArrives \
-  --must-run com.example.greetings.GreetingsTests#greetingOnALossyLinkFailsOnceRetriesAreExhausted
+  --must-run com.example.greetings.GreetingsTests#aGreetingIsAnswered \
+  --must-run com.example.greetings.GreetingsTests#aGreetingOnALossyLinkFailsOnceRetriesAreExhausted
 
 echo "getting-started-app: java -jar target/greetings-1.0.0.jar --rdma.provider=simulated"
 output=$(cd docs/getting-started && timeout 120 "$JAVA_HOME/bin/java" -jar target/greetings-1.0.0.jar --rdma.provider=simulated 2>&1) || {

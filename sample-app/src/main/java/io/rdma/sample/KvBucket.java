@@ -29,7 +29,29 @@ record KvBucket(long lockWord, List<KvSlot> slots) {
 
     /** Whether a writer held the bucket when it was read. */
     boolean isLocked() {
-        return (lockWord & 1) != 0;
+        return isLocked(lockWord);
+    }
+
+    /** Whether lock word {@code word} says a writer holds its bucket (odd). */
+    static boolean isLocked(long word) {
+        return (word & 1) != 0;
+    }
+
+    /** The lock word of a bucket's image, whether its slots check out or not. */
+    static long lockWordOf(byte[] image) {
+        return MemorySegment.ofArray(image).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+    }
+
+    /** The slots of {@code image} that do not check out: written half-way. */
+    static List<Integer> tornSlots(byte[] image, KvStoreLayout layout) {
+        MemorySegment bucket = MemorySegment.ofArray(image);
+        List<Integer> torn = new ArrayList<>();
+        for (int slot = 0; slot < layout.slotsPerBucket(); slot++) {
+            if (KvSlot.decode(bucket.asSlice(layout.slotOffset(slot), layout.slotSize())) == null) {
+                torn.add(slot);
+            }
+        }
+        return torn;
     }
 
     /** The slot holding {@code key}, or -1. */

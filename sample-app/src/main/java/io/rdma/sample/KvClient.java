@@ -16,6 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.event.EventListener;
@@ -34,23 +36,42 @@ import org.springframework.stereotype.Component;
  * writer read again. Each call gives up after {@code sample.kv.timeout} (5 s) with a
  * {@link TimeoutException}; giving up withdraws the operation it waited for, and one already posted
  * is waited for to its end, so that a compare-and-swap never takes a lock for a caller that is
- * gone; an unlock is never given up. The methods block: call them from virtual threads.
+ * gone; an unlock is never given up.
+ *
+ * <p>A lock is a lease: a writer that finds a bucket held by the same lock word for longer than
+ * {@code sample.kv.lease} (three times the timeout unless set: longer than a live writer holds
+ * a lock, its timeout and then its unlock's wait for send-queue room), as its own clock measures it, takes it
+ * over with a compare-and-swap of that word, so a client that died holding a lock keeps no bucket
+ * for good. No clock is shared: each writer measures how long it has seen the word unchanged. The
+ * one that takes over empties the slots its predecessor left half-written (an unacknowledged write
+ * may be lost, never torn), tells the server, and lets go; a predecessor that was only slow finds the
+ * word moved on, so its unlock changes nothing. The methods block: call them from virtual threads.
  */
 @Component
 class KvClient {
 
+    private static final Log logger = LogFactory.getLog(KvClient.class);
     private static final String CONNECTION = "kv-client";
 
     private final RdmaOperations rdma;
     private final ServiceGroup instances;
     private final Duration timeout;
+    private final Duration lease;
     /** Per instance's queue pair: its store's layout. */
     private final Map<String, KvStoreLayout> layouts = new ConcurrentHashMap<>();
+    /** A held lock word as this client first saw it, by instance and bucket: when it was seen. */
+    private final Map<String, Held> held = new ConcurrentHashMap<>();
 
-    KvClient(RdmaOperations rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout) {
+    /** Lock word {@code word}, first seen held at {@link System#nanoTime} {@code since}. */
+    private record Held(long word, long since) {
+    }
+
+    KvClient(RdmaOperations rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout,
+             @Value("${sample.kv.lease:}") @Nullable Duration lease) {
         this.rdma = rdma;
         this.instances = connections.group(CONNECTION);
         this.timeout = timeout;
+        this.lease = lease != null ? lease : timeout.multipliedBy(3);
     }
 
     /** The value of {@code key}, or empty when it is not stored. */
@@ -93,8 +114,19 @@ class KvClient {
         int bucket = store.bucketOf(key);
         long deadline = deadline();
         for (int attempt = 0; ; attempt++) {
-            KvBucket read = read(instance, store, bucket, deadline);
-            if (read != null && !read.isLocked()) {
+            byte[] bucketImage = await(rdma.read(instance, store.bucket(bucket), store.bucketSize()), deadline);
+            long word = KvBucket.lockWordOf(bucketImage);
+            if (KvBucket.isLocked(word)) {
+                if (leaseExpired(instance, bucket, word)) {
+                    takeOver(instance, store, bucket, word, deadline);
+                    continue;
+                }
+                backOff(attempt, deadline, "bucket " + bucket + " stayed locked by other writers");
+                continue;
+            }
+            held.remove(instance + "/" + bucket);
+            KvBucket read = KvBucket.decode(bucketImage, store);
+            if (read != null) {
                 int slot = entry.isEmpty() ? read.slotOf(key) : read.slotFor(key);
                 if (slot < 0 && entry.isEmpty()) {
                     return false;
@@ -118,6 +150,46 @@ class KvClient {
                 }
             }
             backOff(attempt, deadline, "bucket " + bucket + " stayed locked by other writers");
+        }
+    }
+
+    /**
+     * Whether {@code word}, a held lock word of the bucket, has been seen unchanged for longer than
+     * the lease, as this client measures it from the first time it saw it.
+     */
+    private boolean leaseExpired(String instance, int bucket, long word) {
+        long now = System.nanoTime();
+        Held seen = held.compute(instance + "/" + bucket,
+                (any, before) -> before != null && before.word() == word ? before : new Held(word, now));
+        return now - seen.since() > lease.toNanos();
+    }
+
+    /**
+     * Takes over the bucket whose lock word {@code expired} outlived its lease: moves it to the next
+     * odd value (this client holds it now, its predecessor no longer can let go of it), empties the
+     * slots left half-written and tells the server, then lets go. Another writer taking it over at
+     * the same moment makes the swap fail, and this one reads again.
+     */
+    private void takeOver(String instance, KvStoreLayout store, int bucket, long expired, long deadline)
+            throws TimeoutException, InterruptedException {
+        if (!compareAndSwap(instance, store, bucket, expired, expired + 2, deadline)) {
+            return;
+        }
+        held.remove(instance + "/" + bucket);
+        try {
+            byte[] image = await(rdma.read(instance, store.bucket(bucket), store.bucketSize()), deadline);
+            List<Integer> torn = KvBucket.tornSlots(image, store);
+            logger.warn("Key-value bucket " + bucket + " of " + instance + " was held past its lease (" + lease
+                    + "); taken over" + (torn.isEmpty() ? "" : ", emptying half-written slots " + torn));
+            byte[] empty = KvSlot.EMPTY.encode(store.slotSize());
+            for (int slot : torn) {
+                int number = store.slotNumber(bucket, slot);
+                rdma.write(instance, empty, store.slot(bucket, slot));
+                await(rdma.convertSendAndReceive(instance, new KvControl.SlotWritten(number),
+                        KvControl.Acknowledged.class, remaining(deadline)), deadline);
+            }
+        } finally {
+            unlock(instance, store, bucket, expired + 2);
         }
     }
 
@@ -173,6 +245,7 @@ class KvClient {
         layouts.remove(event.queuePair());
         List<String> connected = instances.all();
         layouts.keySet().retainAll(connected);
+        held.keySet().removeIf(key -> !connected.contains(key.substring(0, key.lastIndexOf('/'))));
     }
 
     private long deadline() {
