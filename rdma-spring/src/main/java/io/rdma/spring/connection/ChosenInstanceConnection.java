@@ -41,9 +41,9 @@ final class ChosenInstanceConnection extends ServiceConnection {
     private volatile boolean retiring;
 
     ChosenInstanceConnection(ServicePlan plan, QueuePair qp, RdmaServiceDiscovery discovery,
-                             RdmaInstanceChooser chooser, ConnectionManager manager, LoopbackRoute route,
-                             RdmaChannels channels, RdmaConnections hub) {
-        super(plan, discovery, manager, route, channels, hub);
+                             RdmaInstanceChooser chooser, ConnectionManager manager, RdmaChannels channels,
+                             RdmaConnections hub) {
+        super(plan, discovery, manager, channels, hub);
         this.chooser = chooser;
         this.qp = qp;
     }

@@ -36,9 +36,9 @@ final class EveryInstanceConnection extends ServiceConnection {
     private final Map<String, Member> members = new LinkedHashMap<>();
 
     EveryInstanceConnection(ServicePlan plan, String prototype, RdmaServiceDiscovery discovery,
-                            ConnectionManager manager, LoopbackRoute route, RdmaResources resources,
-                            RdmaChannels channels, RdmaConnections hub) {
-        super(plan, discovery, manager, route, channels, hub);
+                            ConnectionManager manager, RdmaResources resources, RdmaChannels channels,
+                            RdmaConnections hub) {
+        super(plan, discovery, manager, channels, hub);
         this.prototype = prototype;
         this.resources = resources;
     }

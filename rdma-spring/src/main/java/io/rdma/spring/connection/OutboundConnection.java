@@ -8,6 +8,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.VerbsException;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,7 +38,6 @@ final class OutboundConnection {
     private final OutboundPlan plan;
     private final QueuePair qp;
     private final ConnectionManager manager;
-    private final LoopbackRoute route;
     private final RdmaChannels channels;
     private final RdmaConnections hub;
     private final AtomicBoolean working = new AtomicBoolean();
@@ -49,12 +49,11 @@ final class OutboundConnection {
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
-    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, LoopbackRoute route,
-                       RdmaChannels channels, RdmaConnections hub) {
+    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, RdmaChannels channels,
+                       RdmaConnections hub) {
         this.plan = plan;
         this.qp = qp;
         this.manager = manager;
-        this.route = route;
         this.channels = channels;
         this.hub = hub;
     }
@@ -175,7 +174,7 @@ final class OutboundConnection {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
             }
-            remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
+            remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
             established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();

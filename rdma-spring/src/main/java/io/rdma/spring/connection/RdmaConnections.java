@@ -16,7 +16,6 @@ import io.rdma.verbs.api.AsyncEventListener;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
-import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.VerbsException;
 
@@ -217,7 +216,6 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         running = true;
         ConnectionPlan plan = resources.connections();
         Map<String, ConnectionManager> managers = new LinkedHashMap<>();
-        boolean simulated = resources.verbs().providerName().equals(ProviderKind.SIMULATED.providerName());
         try {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
@@ -231,10 +229,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
                 QueuePair qp = declaredQueuePair(connectionPlan.queuePair());
-                LoopbackRoute route = new LoopbackRoute(deviceContext(connectionPlan.device()), simulated,
-                        connectionPlan.name(), connectionPlan.property() + ".host");
-                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, route, channels,
-                        this);
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, channels, this);
                 outbound.put(connectionPlan.name(), connection);
                 watch(qp, connection::failed);
                 connection.connectAtStartup();
@@ -246,9 +241,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                 }
                 ConnectionManager manager = manager(managers, servicePlan.device(), servicePlan.name(),
                         servicePlan.property());
-                LoopbackRoute route = new LoopbackRoute(deviceContext(servicePlan.device()), simulated,
-                        servicePlan.name(), servicePlan.property() + ".service");
-                ServiceConnection service = serviceConnection(servicePlan, discovery, manager, route);
+                ServiceConnection service = serviceConnection(servicePlan, discovery, manager);
                 services.put(servicePlan.name(), service);
                 long interval = servicePlan.refreshInterval().toNanos();
                 refresher.scheduleWithFixedDelay(() -> refresh(service), 0, interval, TimeUnit.NANOSECONDS);
@@ -261,13 +254,13 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     /** To one instance at a time on the declared queue pair, or to every instance on queue pairs of the prototype. */
     private ServiceConnection serviceConnection(ServicePlan plan, RdmaServiceDiscovery discovery,
-                                                ConnectionManager manager, LoopbackRoute route) {
+                                                ConnectionManager manager) {
         if (plan.queuePairPrototype() != null) {
-            return new EveryInstanceConnection(plan, plan.queuePairPrototype(), discovery, manager, route, resources,
+            return new EveryInstanceConnection(plan, plan.queuePairPrototype(), discovery, manager, resources,
                     channels, this);
         }
         return new ChosenInstanceConnection(plan, declaredQueuePair(plan.queuePair()), discovery, chooser, manager,
-                route, channels, this);
+                channels, this);
     }
 
     private QueuePair declaredQueuePair(String name) {

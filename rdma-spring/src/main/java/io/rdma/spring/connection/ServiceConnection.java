@@ -28,17 +28,15 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     final RdmaConnections hub;
     private final RdmaServiceDiscovery discovery;
     private final ConnectionManager manager;
-    private final LoopbackRoute route;
     private volatile int known;
     volatile @Nullable String lastFailure;
 
-    ServiceConnection(ServicePlan plan, RdmaServiceDiscovery discovery, ConnectionManager manager, LoopbackRoute route,
+    ServiceConnection(ServicePlan plan, RdmaServiceDiscovery discovery, ConnectionManager manager,
                       RdmaChannels channels, RdmaConnections hub) {
         this.plan = plan;
         this.channels = channels;
         this.discovery = discovery;
         this.manager = manager;
-        this.route = route;
         this.hub = hub;
     }
 
@@ -79,7 +77,7 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     /** The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}; not yet attempted. */
     final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp) {
         return new OutboundConnection(plan.toInstance(plan.name() + "@" + endpoint.instanceId(), channel,
-                endpoint.host(), endpoint.port()), qp, manager, route, channels, hub);
+                endpoint.host(), endpoint.port()), qp, manager, channels, hub);
     }
 
     final RdmaConnections.ServiceStatus status() {

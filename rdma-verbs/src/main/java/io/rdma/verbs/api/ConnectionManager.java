@@ -71,7 +71,11 @@ public final class ConnectionManager {
      * returns once the connection is established, {@code qp} in RTS. Each step fails with a
      * {@link VerbsException} naming it: {@code rdma_resolve_addr} (no route to an RDMA device),
      * {@code rdma_resolve_route}, {@code rdma_connect} (ECONNREFUSED when nobody listens,
-     * ETIMEDOUT when {@code timeout} passes).
+     * ETIMEDOUT when {@code timeout} passes). A loopback {@code remote} means this host: rdma_cm
+     * cannot route it to a device, so the native provider connects to this host's RDMA address on
+     * the context's device instead (the IPv4 address of a port's RoCE v2 GID, or its IPoIB
+     * interface's), and fails with {@code rdma_resolve_route} ENODEV when no port has one; the
+     * simulated fabric routes loopback itself.
      *
      * @throws VerbsException EINVAL when {@code qp} belongs to another context, is not RC or UC, or
      *         is not in RESET; {@code rdma_resolve_addr} with EHOSTUNREACH (or the errno librdmacm

@@ -58,9 +58,11 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     private static final int MAX_READ_DEPTH = 16;
 
     private final NativeContext context;
+    private final LoopbackDestination loopback;
 
     NativeConnectionManager(NativeContext context) {
         this.context = context;
+        this.loopback = new LoopbackDestination(context);
     }
 
     @Override
@@ -78,9 +80,10 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     }
 
     @Override
-    public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
+    public ConnectionHandle connect(InetSocketAddress destination, QpHandle qp, byte[] privateData, long timeoutNanos)
             throws InterruptedException {
         checkPrivateData(privateData, "rdma_connect");
+        InetSocketAddress remote = loopback.routable(destination);
         long deadline = System.nanoTime() + timeoutNanos;
         CmId id = CmId.create();
         try (Arena arena = Arena.ofConfined()) {

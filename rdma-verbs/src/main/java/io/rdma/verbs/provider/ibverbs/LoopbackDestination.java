@@ -1,6 +1,5 @@
-package io.rdma.spring.connection;
+package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.GidType;
@@ -10,6 +9,7 @@ import io.rdma.verbs.api.VerbsException;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
@@ -19,43 +19,37 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
- * Where an outbound connection to this very host goes on a real device. rdma_cm has no RDMA
- * device behind the loopback interface ({@code rdma_resolve_route} to 127.0.0.1 fails with
- * ENODEV on RoCE), so a host resolving to a loopback address is replaced by this host's own RDMA
- * address: the IPv4 address of a port's RoCE v2 GID (the GID the preflight chooses for the port),
- * or on InfiniBand the address of the port's IPoIB interface. The simulated fabric routes the
- * loopback address itself, so there it is left alone.
+ * Where a connection to this very host goes. rdma_cm has no RDMA device behind the loopback
+ * interface ({@code rdma_resolve_route} to 127.0.0.1 fails with ENODEV on RoCE), so a loopback
+ * destination is replaced by this host's own RDMA address on the context's device: the IPv4
+ * address of a port's RoCE v2 GID (the GID the connection manager picks for the address), or on
+ * InfiniBand the address of the port's IPoIB interface. The simulated fabric routes the loopback
+ * address itself, so this belongs to the native provider only, and its users never see the
+ * difference.
  */
-final class LoopbackRoute {
+final class LoopbackDestination {
 
-    private static final Log logger = LogFactory.getLog(LoopbackRoute.class);
+    private static final System.Logger LOG = System.getLogger(LoopbackDestination.class.getName());
     private static final Path SYSFS_DEVICES = Path.of("/sys/class/infiniband");
 
-    private final DeviceContext context;
-    private final boolean simulated;
-    private final String connection;
-    private final String hostProperty;
+    private final NativeContext context;
     private final AtomicBoolean told = new AtomicBoolean();
 
-    LoopbackRoute(DeviceContext context, boolean simulated, String connection, String hostProperty) {
+    LoopbackDestination(NativeContext context) {
         this.context = context;
-        this.simulated = simulated;
-        this.connection = connection;
-        this.hostProperty = hostProperty;
     }
 
     /**
-     * {@code host} resolved, with a loopback address replaced as described above (logged once);
-     * ENODEV naming {@code hostProperty} when no port of the device has an address to use.
+     * {@code remote}, or for a loopback address this host's RDMA address on the same port number
+     * (logged once); ENODEV from {@code rdma_resolve_route} when no port of the device has an
+     * address to use.
      */
-    InetAddress resolve(String host) throws UnknownHostException {
-        InetAddress resolved = InetAddress.getByName(host);
-        if (simulated || !resolved.isLoopbackAddress()) {
-            return resolved;
+    InetSocketAddress routable(InetSocketAddress remote) {
+        InetAddress address = remote.getAddress();
+        if (address == null || !address.isLoopbackAddress()) {
+            return remote;
         }
         int ports = context.queryDevice().physicalPortCount();
         for (int port = 1; port <= ports; port++) {
@@ -63,25 +57,24 @@ final class LoopbackRoute {
             Optional<InetAddress> own = roce ? roceAddress(port) : ipoibAddress(port);
             if (own.isPresent()) {
                 if (told.compareAndSet(false, true)) {
-                    logger.info("RDMA connection '" + connection + "': " + host + " is not routable over "
+                    LOG.log(System.Logger.Level.INFO, address.getHostAddress() + " is not routable over "
                             + (roce ? "RoCE" : "InfiniBand") + "; connecting to this host's RDMA address "
                             + own.get().getHostAddress() + " of " + context.deviceName() + " port " + port);
                 }
-                return own.get();
+                return new InetSocketAddress(own.get(), remote.getPort());
             }
         }
-        throw new VerbsException("rdma_resolve_route", Errno.ENODEV, hostProperty + " is " + host
-                + ", a loopback address, which rdma_cm cannot route to a device, and no port of "
-                + context.deviceName() + " has an IPv4 address to use instead", "Set " + hostProperty
-                + " to an IPv4 address of this host's RDMA port, or give the port's netdev (RoCE) or IPoIB"
-                + " interface an IPv4 address (ip addr add ... dev <netdev>).");
+        throw new VerbsException("rdma_resolve_route", Errno.ENODEV, remote + " is a loopback address, which rdma_cm"
+                + " cannot route to a device, and no port of " + context.deviceName() + " has an IPv4 address to"
+                + " use instead", "Connect to an IPv4 address of this host's RDMA port, or give the port's netdev"
+                + " (RoCE) or IPoIB interface an IPv4 address (ip addr add ... dev <netdev>).");
     }
 
     /** The IPv4 address of the port's first RoCE v2 GID that has one, as the preflight chooses it. */
     private Optional<InetAddress> roceAddress(int port) {
-        return context.queryGidTable(port).stream()
+        return context.gidTable(port).stream()
                 .filter(gid -> gid.type() == GidType.ROCE_V2 && gid.isIpv4())
-                .findFirst().map(LoopbackRoute::ipv4);
+                .findFirst().map(LoopbackDestination::ipv4);
     }
 
     private static InetAddress ipv4(GidEntry entry) {
