@@ -1,15 +1,20 @@
 package io.rdma.sample;
 
+import io.rdma.verbs.api.MemoryPool;
+
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -23,10 +28,13 @@ class KvController {
 
     private final KvClient client;
     private final KvServer server;
+    /** The store's memory: no value longer than one of its buffers (a bucket) can be stored. */
+    private final MemoryPool store;
 
-    KvController(KvClient client, KvServer server) {
+    KvController(KvClient client, KvServer server, @Qualifier("kv-store") MemoryPool store) {
         this.client = client;
         this.server = server;
+        this.store = store;
     }
 
     @GetMapping("/{key}")
@@ -35,10 +43,28 @@ class KvController {
                 .orElseGet(() -> ResponseEntity.notFound().build());
     }
 
+    /**
+     * The body is read up to one byte more than a bucket holds, and refused (413) as soon as it is
+     * longer: a value that cannot fit is never buffered whole, let alone sent.
+     */
     @PutMapping("/{key}")
-    ResponseEntity<Void> put(@PathVariable String key, @RequestBody byte[] value) throws TimeoutException, InterruptedException {
-        client.put(key, value);
+    ResponseEntity<Void> put(@PathVariable String key, HttpServletRequest request)
+            throws TimeoutException, InterruptedException, IOException {
+        client.put(key, boundedBody(key, request));
         return ResponseEntity.noContent().build();
+    }
+
+    private byte[] boundedBody(String key, HttpServletRequest request) throws IOException {
+        int limit = Math.toIntExact(store.bufferSize());
+        long declared = request.getContentLengthLong();
+        if (declared > limit) {
+            throw new KvEntryTooLargeException(key, declared, limit);
+        }
+        byte[] body = request.getInputStream().readNBytes(limit + 1);
+        if (body.length > limit) {
+            throw new KvEntryTooLargeException(key, body.length, limit);
+        }
+        return body;
     }
 
     @DeleteMapping("/{key}")

@@ -7,7 +7,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 @ResponseStatus(HttpStatus.CONTENT_TOO_LARGE)
 class KvEntryTooLargeException extends RuntimeException {
 
-    KvEntryTooLargeException(String key, int length, int slotCapacity) {
+    KvEntryTooLargeException(String key, long length, int slotCapacity) {
         super("key '" + key + "' and its value take " + length + " bytes; a slot holds " + slotCapacity
                 + " (raise the kv-store pool's buffer-size or lower sample.kv.slots-per-bucket)");
     }

@@ -119,9 +119,8 @@ final class QueuePairOperations {
     <T extends @Nullable Object> CompletableFuture<T> post(TemplateOperation made) {
         if (made.payloadLength() > pool.bufferSize()) {
             // Refused before it waits: no room in the send queue would ever make it fit.
-            return CompletableFuture.failedFuture(new IllegalArgumentException(made.payloadLength() + " bytes do not"
-                    + " fit the " + pool.bufferSize() + "-byte buffers of the memory pool of queue pair '" + name
-                    + "'"));
+            return CompletableFuture.failedFuture(new PayloadTooLargeException(name, channel.declaration(),
+                    made.payloadLength(), pool.bufferSize()));
         }
         List<Failed> failed;
         lock.lock();
