@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method as the receive handler of a declared queue pair, as
  * {@code @KafkaListener} does for a topic. The queue pair's receive queue is kept filled with
@@ -32,6 +34,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective // the processor invokes the method through reflection: AOT registers every annotated bean method for it
 public @interface RdmaListener {
 
     /** Name of the declared queue pair whose receives this method handles. */
