@@ -17,6 +17,7 @@ import java.util.Set;
 
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.support.GenericApplicationContext;
 
 /**
  * Records, for every RDMA bean, when it was created and when Spring destroyed it, and what was
@@ -122,6 +123,14 @@ public final class ResourceLifecycleRecorder implements DestructionAwareBeanPost
     @Override
     public int getPhase() {
         return Integer.MAX_VALUE;
+    }
+
+    /**
+     * Makes this recorder a bean of {@code context}, before it starts: a singleton rather than a
+     * definition, so that it works in a context compiled ahead of time too.
+     */
+    public void registerIn(GenericApplicationContext context) {
+        context.getBeanFactory().registerSingleton("resourceLifecycleRecorder", this);
     }
 
     public Verbs verbs() {

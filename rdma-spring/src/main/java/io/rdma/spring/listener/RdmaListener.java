@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method as the receive handler of a channel, as {@code @KafkaListener} does for a
  * topic. The channel's receive queue is kept filled with buffers from its memory pool; each message
@@ -45,6 +47,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective // the processor invokes the method through reflection: AOT registers every annotated bean method for it
 public @interface RdmaListener {
 
     /**

@@ -54,7 +54,7 @@ final class KnownRdmaKeys {
     private record Key(String name, ResolvableType type) {
     }
 
-    private static final String METADATA = "META-INF/spring-configuration-metadata.json";
+    static final String METADATA = "META-INF/spring-configuration-metadata.json";
     private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of(RdmaProperties.PREFIX);
 
     /** The classes bound under {@code rdma}, by the prefix each is bound at. */

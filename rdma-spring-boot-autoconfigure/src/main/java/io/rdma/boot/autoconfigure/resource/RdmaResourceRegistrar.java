@@ -14,99 +14,115 @@ import io.rdma.verbs.api.VerbsResource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.BeanClassLoaderAware;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.beans.factory.BeanRegistrar;
+import org.springframework.beans.factory.BeanRegistry;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.util.Assert;
-import org.springframework.util.function.SingletonSupplier;
+import org.springframework.util.ClassUtils;
 
 /**
  * Registers one bean per declared resource, named after its key, plus {@code rdmaVerbs} (the
  * provider's device list, the root every device depends on) and {@code rdmaResources}.
  *
  * <p>Why bean definitions rather than one bean that creates everything and registers
- * singletons: a bean definition carries {@code dependsOn}, and Spring both creates the
- * dependencies first and destroys the dependents first, also when startup fails half-way
- * (the singletons created so far are destroyed in reverse). Hand-registered singletons get
- * neither, so the destroy order and the clean-up after a failed start would have to be
- * re-implemented. Definitions also make each resource an ordinary bean:
- * {@code @Qualifier("rpc") QueuePair} resolves by name, {@code @DependsOn("rpc")} works,
- * and a user bean that injects a QP is destroyed before it.
+ * singletons: Spring creates a bean's dependencies first and destroys its dependents first,
+ * also when startup fails half-way (the singletons created so far are destroyed in reverse).
+ * Hand-registered singletons get neither, so the destroy order and the clean-up after a failed
+ * start would have to be re-implemented. Definitions also make each resource an ordinary bean:
+ * {@code @Qualifier("rpc") QueuePair} resolves by name, {@code @DependsOn("rpc")} works, and a
+ * user bean that injects a QP is destroyed before it.
+ *
+ * <p>A {@link BeanRegistrar}, because it is the programmatic registration that Spring AOT keeps:
+ * the generated application runs the registrar again at startup, against the environment of
+ * that run, instead of turning its instance suppliers into code (which AOT cannot do). So under
+ * AOT too the resources are the ones the run's {@code rdma.*} properties declare, never a copy
+ * of the build's. What AOT fixes at build time are the conditions around it, as for any
+ * auto-configuration: {@code rdma.enabled} and the presence of Actuator, Micrometer or Spring
+ * Cloud on the class path.
+ *
+ * <p>A registrar's bean specification has no {@code dependsOn}, so each bean's supplier obtains
+ * the beans it depends on ({@link DeclaredResource#dependsOn()}) before it creates anything:
+ * Spring records every bean obtained while a supplier runs as a dependency of the bean being
+ * created ({@code AbstractAutowireCapableBeanFactory#getObjectForBeanInstance}), exactly as
+ * {@code dependsOn} would, so the parents are created first and destroyed last. Nor does it have
+ * a destroy method: every resource, and the device list, is {@link AutoCloseable}, and Spring
+ * infers {@code close} as the destroy method of an {@code AutoCloseable} bean. Nor an eager flag:
+ * {@link #EAGER} excludes the beans from Boot's lazy initialization instead, because resources
+ * that cannot be created should fail the start, not the first request.
  *
  * <p>The properties are bound here with {@link Binder}, because bean definitions must exist
  * before any bean (the {@code @ConfigurationProperties} bean included) is created. Before they
  * are bound, every key under {@code rdma} is checked against what the properties classes bind
  * ({@link KnownRdmaKeys}): a misspelt key fails the start here rather than being ignored.
  */
-public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware,
-        BeanClassLoaderAware {
+public final class RdmaResourceRegistrar implements BeanRegistrar {
 
     private static final Log logger = LogFactory.getLog(RdmaResourceRegistrar.class);
 
-    private @Nullable Environment environment;
-    private @Nullable BeanFactory beanFactory;
-    private @Nullable ClassLoader beanClassLoader;
+    /** The name of the filter that keeps the beans registered here out of lazy initialization. */
+    private static final String EAGER_BEAN = "rdmaLazyInitializationExcludeFilter";
+
+    private static final LazyInitializationExcludeFilter EAGER =
+            LazyInitializationExcludeFilter.forBeanTypes(Verbs.class, VerbsResource.class, RdmaResources.class);
 
     @Override
-    public void setEnvironment(Environment environment) {
-        this.environment = environment;
-    }
-
-    @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        this.beanFactory = beanFactory;
-    }
-
-    @Override
-    public void setBeanClassLoader(ClassLoader classLoader) {
-        this.beanClassLoader = classLoader;
-    }
-
-    @Override
-    public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        Assert.state(environment != null, "'environment' must not be null");
-        Assert.state(beanFactory != null, "'beanFactory' must not be null");
+    public void register(BeanRegistry registry, Environment environment) {
         ApplicationConversionService conversion = new ApplicationConversionService();
         conversion.addConverter(new BinaryDataSizeConverter());
         Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
-        KnownRdmaKeys.check(sources, beanClassLoader);
+        KnownRdmaKeys.check(sources, ClassUtils.getDefaultClassLoader());
         Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment), conversion);
+        checkEnabled(binder);
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, Bindable.of(RdmaProperties.class),
                 new EnumValueBindHandler()).orElseGet(RdmaProperties::new);
         CheckedResourcePlan plan = CheckedResourcePlan.read(properties);
-        BeanFactoryLookup lookup = new BeanFactoryLookup(beanFactory);
-        registry.registerBeanDefinition(CheckedResourcePlan.VERBS_BEAN, definition(Verbs.class, () -> {
+        registry.registerBean(EAGER_BEAN, LazyInitializationExcludeFilter.class,
+                spec -> spec.infrastructure().supplier(context -> EAGER));
+        registry.registerBean(CheckedResourcePlan.VERBS_BEAN, Verbs.class, spec -> spec.supplier(context -> {
             // before anything is opened: a customizer of a name nothing declares is a typo
-            plan.checkCustomized(lookup.customizers());
+            plan.checkCustomized(new SupplierContextLookup(context).customizers());
             return openVerbs(plan);
         }));
         List<DeclaredResource> resources = plan.resources();
         for (DeclaredResource resource : resources) {
-            RootBeanDefinition definition = definition(resource.type(), () -> create(resource, lookup));
-            definition.setDependsOn(resource.dependsOn().toArray(String[]::new));
-            registry.registerBeanDefinition(resource.name(), definition);
+            registerResource(registry, resource);
         }
-        RootBeanDefinition all = new RootBeanDefinition(RdmaResources.class, () -> rdmaResources(resources, plan, lookup));
-        all.setLazyInit(false);
-        all.setDependsOn(resources.stream().map(DeclaredResource::name).toArray(String[]::new));
-        registry.registerBeanDefinition(CheckedResourcePlan.RESOURCES_BEAN, all);
+        registry.registerBean(CheckedResourcePlan.RESOURCES_BEAN, RdmaResources.class,
+                spec -> spec.supplier(context -> rdmaResources(resources, plan, new SupplierContextLookup(context))));
+    }
+
+    @SuppressWarnings("unchecked") // the declared type is the class of what the creator returns
+    private static <T extends VerbsResource> void registerResource(BeanRegistry registry, DeclaredResource resource) {
+        registry.registerBean(resource.name(), (Class<T>) resource.type(), spec -> spec.supplier(context -> {
+            resource.dependsOn().forEach(parent -> context.bean(parent, Object.class));
+            return (T) create(resource, new SupplierContextLookup(context));
+        }));
+    }
+
+    /**
+     * The auto-configuration's condition has {@code rdma.enabled} true wherever the registrar runs,
+     * except in an application compiled ahead of time, where the condition was decided at build
+     * time and the registrar runs again at startup: there {@code rdma.enabled=false} would be
+     * ignored, so it fails the start instead.
+     */
+    private static void checkEnabled(Binder binder) {
+        String property = RdmaProperties.PREFIX + ".enabled";
+        if (!binder.bind(property, Boolean.class).orElse(true)) {
+            throw new InvalidRdmaConfigurationException(property, "it is false, but this application was compiled"
+                    + " ahead of time with it true, and AOT fixes at build time whether an auto-configuration"
+                    + " applies", "Run spring-boot:process-aot again with rdma.enabled=false, or start without"
+                    + " -Dspring.aot.enabled=true.");
+        }
     }
 
     private static Verbs openVerbs(CheckedResourcePlan plan) {
@@ -145,39 +161,17 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         });
     }
 
-    /**
-     * Resources are created at startup whatever the lazy-initialization setting says: resources
-     * that cannot be created should fail the start, not the first request. {@code close} is
-     * their destroy method.
-     */
-    private static RootBeanDefinition definition(Class<?> type, Supplier<?> supplier) {
-        RootBeanDefinition definition = new RootBeanDefinition(type);
-        definition.setInstanceSupplier(supplier);
-        definition.setLazyInit(false);
-        definition.setDestroyMethodName("close");
-        return definition;
-    }
-
-    private static final class BeanFactoryLookup implements ResourceLookup {
-
-        private final BeanFactory beanFactory;
-        /** The application's customizers, looked up once, when the first resource (the device list) is created. */
-        private final SingletonSupplier<List<RdmaCustomizer<?>>> customizers;
-
-        BeanFactoryLookup(BeanFactory beanFactory) {
-            this.beanFactory = beanFactory;
-            this.customizers = SingletonSupplier.of(() -> beanFactory.getBeanProvider(RdmaCustomizer.class)
-                    .orderedStream().<RdmaCustomizer<?>>map(customizer -> customizer).toList());
-        }
+    /** The beans a resource is created from, as the supplier creating it obtains them. */
+    private record SupplierContextLookup(BeanRegistry.SupplierContext context) implements ResourceLookup {
 
         @Override
         public Verbs verbs() {
-            return beanFactory.getBean(CheckedResourcePlan.VERBS_BEAN, Verbs.class);
+            return context.bean(CheckedResourcePlan.VERBS_BEAN, Verbs.class);
         }
 
         @Override
         public <T> T resource(String name, Class<T> type) {
-            return beanFactory.getBean(name, type);
+            return context.bean(name, type);
         }
 
         @Override
@@ -192,8 +186,10 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
             return customized;
         }
 
+        /** The application's customizers, in bean order. */
         List<RdmaCustomizer<?>> customizers() {
-            return customizers.obtain();
+            return context.beanProvider(RdmaCustomizer.class).orderedStream()
+                    .<RdmaCustomizer<?>>map(customizer -> customizer).toList();
         }
     }
 }
