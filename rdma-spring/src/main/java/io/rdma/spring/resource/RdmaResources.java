@@ -13,8 +13,9 @@ import java.util.Optional;
 /**
  * Every resource the configuration declared, with its declaration: the view the actuator
  * endpoint, health indicator, metrics and completion pollers take of them. It owns
- * nothing: each resource is a bean of its own and Spring destroys them, so this bean depends on
- * all of them and is destroyed before any of them.
+ * nothing: under Boot each resource is a bean of its own and Spring destroys them, so this bean
+ * depends on all of them and is destroyed before any of them; in plain Spring
+ * ({@link #builder(Verbs)}) they are the application's.
  */
 public final class RdmaResources {
 
@@ -45,6 +46,15 @@ public final class RdmaResources {
         this.drainTimeout = plan.drainTimeout();
         this.connections = plan.connections();
         this.queuePairPrototypes = queuePairPrototypes;
+    }
+
+    /**
+     * Declares, in code, verbs objects the application created itself: the way in for plain
+     * Spring without Boot, where no {@code rdma.*} properties are read. The objects stay the
+     * application's to close.
+     */
+    public static RdmaResourcesBuilder builder(Verbs verbs) {
+        return new RdmaResourcesBuilder(verbs);
     }
 
     /** The declared listeners and outbound connections. */

@@ -69,10 +69,14 @@ final class PendingRequests {
         }
     }
 
-    /** {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not fire. */
-    void forget(Request request) {
+    /**
+     * {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not
+     * fire. False when its reply (or another settlement) took the slot first, and then that
+     * settles it.
+     */
+    boolean forget(Request request) {
         request.cancelTimeout();
-        slots.compareAndSet(request.correlationId() & (SLOTS - 1), request, null);
+        return slots.compareAndSet(request.correlationId() & (SLOTS - 1), request, null);
     }
 
     /** Fails every waiting request with {@code failure}: their channel went down. */

@@ -18,8 +18,8 @@ final class ReplyTimeouts {
     /** Fails {@code request} with a timeout after {@code timeout}, unless it is settled first. */
     static void schedule(Request request, PendingRequests pending, String channel, Duration timeout) {
         request.timeout(TIMER.schedule(() -> {
-            if (!request.isDone()) {
-                pending.forget(request);
+            // Only if the reply has not taken the slot meanwhile: that reply settles the request.
+            if (pending.forget(request)) {
                 request.fail(new RdmaReplyTimeoutException(channel, timeout, request.correlationId()));
             }
         }, timeout.toNanos(), TimeUnit.NANOSECONDS));

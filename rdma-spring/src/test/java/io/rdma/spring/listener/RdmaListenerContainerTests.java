@@ -1,0 +1,198 @@
+package io.rdma.spring.listener;
+
+import io.rdma.spring.PlainRdmaConfiguration;
+import io.rdma.spring.SimulatedLoopback;
+import io.rdma.spring.template.RdmaTemplate;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Listener containers through their registry, in a plain Spring context: they start once the
+ * context has refreshed, stop and start, pause (messages wait, and are handled in order after
+ * resume), and a closing context waits for the invocation in flight.
+ */
+class RdmaListenerContainerTests {
+
+    private static final long WAIT_SECONDS = 30;
+    /** How long a message that must not be handled is given to be handled all the same. */
+    private static final long QUIET_MILLIS = 300;
+
+    @Test
+    void aContainerStartsOnlyOnceTheContextHasRefreshedAndMessagesThatCameEarlierWait() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Orders.class, EarlySender.class)) {
+            EarlySender early = context.getBean(EarlySender.class);
+            assertThat(early.containerRunning).as("the container while lifecycle beans started").isFalse();
+            assertThat(early.handledMeanwhile).as("messages handled before the context had refreshed").isZero();
+
+            assertThat(context.getBean(RdmaListenerEndpointRegistry.class).listenerContainer("orders").isRunning())
+                    .isTrue();
+            Orders orders = context.getBean(Orders.class);
+            await(() -> orders.received.size() == 1, "the message sent while the context started");
+            assertThat(orders.received).containsExactly("early");
+        }
+    }
+
+    @Test
+    void aPausedContainerLeavesMessagesWaitingAndHandlesThemInOrderOnceResumed() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Orders.class)) {
+            RdmaListenerContainer container = context.getBean(RdmaListenerEndpointRegistry.class)
+                    .listenerContainer("orders");
+            Orders orders = context.getBean(Orders.class);
+
+            container.pause();
+            assertThat(container.isPaused()).isTrue();
+            send(context, "first", "second", "third");
+            Thread.sleep(QUIET_MILLIS);
+            assertThat(orders.received).as("handled while paused").isEmpty();
+
+            container.resume();
+
+            await(() -> orders.received.size() == 3, "the three messages after resume");
+            assertThat(orders.received).containsExactly("first", "second", "third");
+            assertThat(container.isPaused()).isFalse();
+        }
+    }
+
+    @Test
+    void aStoppedContainerHandlesNothingUntilStartedAgain() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Orders.class)) {
+            RdmaListenerContainer container = context.getBean(RdmaListenerEndpointRegistry.class)
+                    .listenerContainer("orders");
+            Orders orders = context.getBean(Orders.class);
+
+            container.stop();
+            assertThat(container.isRunning()).isFalse();
+            container.resume();
+            send(context, "while stopped");
+            Thread.sleep(QUIET_MILLIS);
+            assertThat(orders.received).as("handled while stopped, resume notwithstanding").isEmpty();
+
+            container.start();
+
+            await(() -> orders.received.size() == 1, "the message after start");
+            assertThat(orders.received).containsExactly("while stopped");
+        }
+    }
+
+    @Test
+    void aClosingContextWaitsForTheInvocationInFlight() throws Exception {
+        AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Blocking.class);
+        try {
+            Blocking blocking = context.getBean(Blocking.class);
+            send(context, "slow");
+            assertThat(blocking.started.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+            Thread closing = Thread.ofPlatform().start(context::close);
+            closing.join(QUIET_MILLIS);
+            assertThat(closing.isAlive()).as("the close, while the invocation is in flight").isTrue();
+
+            blocking.release.countDown();
+            closing.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            assertThat(closing.isAlive()).isFalse();
+            assertThat(blocking.finished).as("the invocation ended before the close went on").isTrue();
+        } finally {
+            context.close();
+        }
+    }
+
+    private static void send(AnnotationConfigApplicationContext context, String... messages) throws Exception {
+        RdmaTemplate template = context.getBean(RdmaTemplate.class);
+        for (String message : messages) {
+            template.send(SimulatedLoopback.CLIENT, message.getBytes(StandardCharsets.UTF_8))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what + " within " + WAIT_SECONDS + " s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    static class Orders {
+        final List<String> received = new CopyOnWriteArrayList<>();
+
+        @RdmaListener(id = "orders", queuePair = SimulatedLoopback.SERVER, concurrency = 1)
+        void receive(byte[] payload) {
+            received.add(new String(payload, StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * A lifecycle bean of the application that starts after the RDMA beans (the pollers, the
+     * listener processor) and before the context has refreshed: it sends a message then, and
+     * looks whether it was handled.
+     */
+    static class EarlySender implements SmartLifecycle {
+        private final ObjectProvider<RdmaTemplate> template;
+        private final ObjectProvider<RdmaListenerEndpointRegistry> registry;
+        private final ObjectProvider<Orders> orders;
+        volatile boolean containerRunning = true;
+        volatile int handledMeanwhile = -1;
+        private volatile boolean running;
+
+        EarlySender(ObjectProvider<RdmaTemplate> template, ObjectProvider<RdmaListenerEndpointRegistry> registry,
+                    ObjectProvider<Orders> orders) {
+            this.template = template;
+            this.registry = registry;
+            this.orders = orders;
+        }
+
+        @Override
+        public void start() {
+            running = true;
+            try {
+                template.getObject().send(SimulatedLoopback.CLIENT, "early".getBytes(StandardCharsets.UTF_8))
+                        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+                Thread.sleep(QUIET_MILLIS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            containerRunning = registry.getObject().listenerContainer("orders").isRunning();
+            handledMeanwhile = orders.getObject().received.size();
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return Integer.MAX_VALUE - 100;
+        }
+    }
+
+    static class Blocking {
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean finished;
+
+        @RdmaListener(queuePair = SimulatedLoopback.SERVER)
+        void receive(byte[] payload) throws InterruptedException {
+            started.countDown();
+            release.await();
+            Thread.sleep(100); // the close must wait for this too: the invocation ends when the method returns
+            finished = true;
+        }
+    }
+}
