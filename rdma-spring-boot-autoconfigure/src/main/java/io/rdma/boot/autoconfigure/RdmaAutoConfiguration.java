@@ -5,6 +5,7 @@ import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
 import io.rdma.boot.autoconfigure.resource.RdmaResourceRegistrar;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.config.RdmaListenerBootstrapConfiguration;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.RdmaInstanceChooser;
 import io.rdma.spring.connection.RdmaServiceDiscovery;
@@ -12,7 +13,6 @@ import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.convert.RdmaMessageConversion;
 import io.rdma.spring.listener.ChannelReceivers;
 import io.rdma.spring.listener.RdmaListenerEndpointRegistry;
-import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
@@ -54,7 +54,7 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration
 @ConditionalOnClass(Verbs.class)
 @ConditionalOnBooleanProperty(name = "rdma.enabled", matchIfMissing = true)
-@Import(RdmaResourceRegistrar.class)
+@Import({RdmaResourceRegistrar.class, RdmaListenerBootstrapConfiguration.class})
 public final class RdmaAutoConfiguration {
 
     /** Static: a bean factory post-processor, made before the configuration class itself. */
@@ -146,15 +146,5 @@ public final class RdmaAutoConfiguration {
     @ConditionalOnMissingBean
     RdmaAsyncEventPublisher rdmaAsyncEventPublisher(RdmaResources resources, ApplicationEventPublisher events) {
         return new RdmaAsyncEventPublisher(resources, events);
-    }
-
-    @Bean
-    static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaResources> resources,
-                                                       ObjectProvider<RdmaChannels> channels,
-                                                       ObjectProvider<ChannelReceivers> receivers,
-                                                       ObjectProvider<RdmaTemplate> template,
-                                                       ObjectProvider<RdmaMessageConversion> conversion,
-                                                       ObjectProvider<RdmaListenerEndpointRegistry> registry) {
-        return new RdmaListenerProcessor(resources, channels, receivers, template, conversion, registry);
     }
 }

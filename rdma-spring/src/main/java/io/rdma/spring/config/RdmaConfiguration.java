@@ -10,7 +10,6 @@ import io.rdma.spring.convert.RdmaMessageConversion;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.ChannelReceivers;
 import io.rdma.spring.listener.RdmaListenerEndpointRegistry;
-import io.rdma.spring.listener.RdmaListenerProcessor;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
@@ -24,6 +23,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Fallback;
 
 /**
@@ -44,6 +44,7 @@ import org.springframework.context.annotation.Fallback;
  * {@link RdmaListenerEndpointRegistry#setShutdownTimeout} (30 s unless set).
  */
 @Configuration(proxyBeanMethods = false)
+@Import(RdmaListenerBootstrapConfiguration.class)
 public final class RdmaConfiguration {
 
     @Bean
@@ -108,16 +109,5 @@ public final class RdmaConfiguration {
     @Bean
     RdmaAsyncEventPublisher rdmaAsyncEventPublisher(RdmaResources resources, ApplicationEventPublisher events) {
         return new RdmaAsyncEventPublisher(resources, events);
-    }
-
-    /** Static: a bean post-processor, made before the configuration class itself. */
-    @Bean
-    static RdmaListenerProcessor rdmaListenerProcessor(ObjectProvider<RdmaResources> resources,
-                                                       ObjectProvider<RdmaChannels> channels,
-                                                       ObjectProvider<ChannelReceivers> receivers,
-                                                       ObjectProvider<RdmaTemplate> template,
-                                                       ObjectProvider<RdmaMessageConversion> conversion,
-                                                       ObjectProvider<RdmaListenerEndpointRegistry> registry) {
-        return new RdmaListenerProcessor(resources, channels, receivers, template, conversion, registry);
     }
 }
