@@ -38,8 +38,9 @@ final class PendingRequests {
     boolean register(Request request) {
         for (int tries = 0; tries < SLOTS; tries++) {
             int id = nextId.getAndIncrement() & RdmaWireFormat.MAX_CORRELATION_ID;
+            // set before the slot publishes the request, so that whoever finds it there reads its id
+            request.correlationId(id);
             if (slots.compareAndSet(id & (SLOTS - 1), null, request)) {
-                request.correlationId(id);
                 return true;
             }
         }

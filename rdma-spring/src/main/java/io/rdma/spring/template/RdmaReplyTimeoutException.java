@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 /**
- * No reply to a request came within its timeout. The request was sent (a request that could not
- * be sent fails with why), so the peer may have acted on it; a reply that comes later is dropped
- * and counted ({@link RdmaTemplate#lateReplies()}).
+ * No reply to a request came within its timeout. If the request was still waiting for send-queue
+ * room it is withdrawn and never sent; if it was sent, the peer may have acted on it, and a reply
+ * that comes later is dropped and counted ({@link RdmaTemplate#lateReplies()}).
  */
 public class RdmaReplyTimeoutException extends TimeoutException {
 
