@@ -14,11 +14,13 @@ import org.w3c.dom.NodeList;
  * write them; each REPORT a file or a directory of them) and prints how many tests ran, every skipped test with its
  * reason and every failed one. Exits 1 when fewer than {@code --min-executed N} tests were
  * executed (run and not skipped), when a test named by {@code --must-run Class#method} is
- * missing or skipped, or when a test failed; 2 on bad arguments or unreadable reports.
+ * missing or skipped, or when a test failed; 2 on bad arguments or unreadable reports, or when a
+ * REPORT is missing, unless {@code --allow-missing} (a build of some modules only: a missing
+ * report directory is a module that did not run, and counts no test).
  * Written so that a renamed package or a library the run cannot see fails CI instead of
  * shrinking the run in silence.
  *
- * <pre>java .ci/JUnitReports.java REPORT... [--min-executed N] [--must-run Class#method]...</pre>
+ * <pre>java .ci/JUnitReports.java REPORT... [--min-executed N] [--must-run Class#method]... [--allow-missing]</pre>
  */
 public final class JUnitReports {
 
@@ -36,7 +38,13 @@ public final class JUnitReports {
         }
         int minExecuted = 0;
         List<String> mustRun = new ArrayList<>();
+        boolean allowMissing = false;
         for (int i = first; i < args.length; i += 2) {
+            if (args[i].equals("--allow-missing")) {
+                allowMissing = true;
+                i--; // a flag without a value
+                continue;
+            }
             if (i + 1 >= args.length) {
                 usage();
             }
@@ -49,7 +57,7 @@ public final class JUnitReports {
         if (paths.isEmpty()) {
             usage();
         }
-        List<Outcome> outcomes = read(paths);
+        List<Outcome> outcomes = read(paths, allowMissing);
         long skipped = outcomes.stream().filter(outcome -> outcome.status().equals("skipped")).count();
         List<Outcome> failed = outcomes.stream().filter(outcome -> outcome.status().equals("failed")).toList();
         long executed = outcomes.size() - skipped;
@@ -78,7 +86,7 @@ public final class JUnitReports {
         System.exit(ok ? 0 : 1);
     }
 
-    private static List<Outcome> read(List<Path> paths) throws Exception {
+    private static List<Outcome> read(List<Path> paths, boolean allowMissing) throws Exception {
         List<Path> reports = new ArrayList<>();
         for (Path path : paths) {
             if (Files.isDirectory(path)) {
@@ -88,12 +96,12 @@ public final class JUnitReports {
                 }
             } else if (Files.isRegularFile(path)) {
                 reports.add(path);
-            } else {
+            } else if (!allowMissing) {
                 System.err.println("junit-reports: no report " + path);
                 System.exit(2);
             }
         }
-        if (reports.isEmpty()) {
+        if (reports.isEmpty() && !allowMissing) {
             System.err.println("junit-reports: no TEST-*.xml in " + paths);
             System.exit(2);
         }
@@ -128,7 +136,8 @@ public final class JUnitReports {
     }
 
     private static void usage() {
-        System.err.println("usage: java .ci/JUnitReports.java REPORT... [--min-executed N] [--must-run Class#method]...");
+        System.err.println("usage: java .ci/JUnitReports.java REPORT... [--min-executed N] [--must-run Class#method]..."
+                + " [--allow-missing]");
         System.exit(2);
     }
 }
