@@ -176,7 +176,7 @@ final class OutboundConnection {
                 qp.reset();
             }
             remote = new InetSocketAddress(route.resolve(plan.host()), plan.port());
-            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
+            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout(), plan.reliability());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
             logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
@@ -240,6 +240,7 @@ final class OutboundConnection {
 
     RdmaConnections.OutboundStatus status() {
         return new RdmaConnections.OutboundStatus(plan.name(), plan.property(), plan.queuePair(), plan.host(),
-                plan.port(), state, attempts, lastFailure);
+                plan.port(), state, attempts, lastFailure,
+                state == ConnectionState.UP ? ConnectionReliability.of(qp) : null);
     }
 }

@@ -23,6 +23,7 @@ import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.ProviderSettings;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.simulated.SharedFabric;
 
@@ -254,6 +255,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
         positive(defaults.getMaxRecvSge(), defaultsProperty + ".max-recv-sge");
         notNegative(defaults.getMaxInlineData(), defaultsProperty + ".max-inline-data");
         notNegative(defaults.getSendTimeout(), defaultsProperty + ".send-timeout");
+        ReliabilitySettings reliabilityDefaults = ReliabilityReader.defaults(defaults.getReliability(),
+                defaultsProperty + ".reliability");
 
         Map<String, CompletionQueuePlan> cqs = new LinkedHashMap<>();
         device.getCompletionQueues().forEach((cq, settings) ->
@@ -263,7 +266,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 counters.put(counter, counter(counter, property + ".completion-counters." + counter, settings)));
         List<ProtectionDomainPlan> pds = new ArrayList<>();
         device.getProtectionDomains().forEach((pd, settings) ->
-                pds.add(protectionDomain(pd, property + ".protection-domains." + pd, settings, device, cqs, counters)));
+                pds.add(protectionDomain(pd, property + ".protection-domains." + pd, settings, device,
+                        reliabilityDefaults, cqs, counters)));
         Map<String, QueuePairPlan> qps = new LinkedHashMap<>();
         pds.forEach(pd -> pd.queuePairs().forEach(qp -> qps.put(qp.name(), qp)));
         List<FlowPlan> flows = new ArrayList<>();
@@ -304,7 +308,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     }
 
     private ProtectionDomainPlan protectionDomain(String name, String property, RdmaProperties.ProtectionDomain pd,
-                                                  RdmaProperties.Device device, Map<String, CompletionQueuePlan> cqs,
+                                                  RdmaProperties.Device device, ReliabilitySettings reliabilityDefaults,
+                                                  Map<String, CompletionQueuePlan> cqs,
                                                   Map<String, CounterPlan> counters) {
         claim(name, property);
         Map<String, MemoryPoolPlan> pools = new LinkedHashMap<>();
@@ -315,10 +320,11 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 srqs.put(srq, sharedReceiveQueue(srq, property + ".shared-receive-queues." + srq, name, settings)));
         List<QueuePairPlan> qps = new ArrayList<>();
         pd.getQueuePairs().forEach((qp, settings) -> qps.add(queuePair(qp, property + ".queue-pairs." + qp, name,
-                settings, device, cqs, counters, pools, srqs)));
+                settings, device, reliabilityDefaults, cqs, counters, pools, srqs)));
         List<QueuePairPlan> prototypes = new ArrayList<>();
         pd.getQueuePairPrototypes().forEach((prototype, settings) -> prototypes.add(queuePair(prototype,
-                property + ".queue-pair-prototypes." + prototype, name, settings, device, cqs, counters, pools, srqs)));
+                property + ".queue-pair-prototypes." + prototype, name, settings, device, reliabilityDefaults, cqs,
+                counters, pools, srqs)));
         return new ProtectionDomainPlan(name, property, List.copyOf(pools.values()), List.copyOf(srqs.values()), qps,
                 prototypes);
     }
@@ -365,7 +371,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     }
 
     private QueuePairPlan queuePair(String name, String property, String pd, RdmaProperties.QueuePair qp,
-                                    RdmaProperties.Device device, Map<String, CompletionQueuePlan> cqs,
+                                    RdmaProperties.Device device, ReliabilitySettings reliabilityDefaults,
+                                    Map<String, CompletionQueuePlan> cqs,
                                     Map<String, CounterPlan> counters, Map<String, MemoryPoolPlan> pools,
                                     Map<String, SharedReceiveQueuePlan> srqs) {
         claim(name, property);
@@ -398,9 +405,11 @@ public final class CheckedResourcePlan implements ResourcePlan {
         Duration sendTimeout = qp.getSendTimeout() != null ? qp.getSendTimeout() : defaults.getSendTimeout();
         notNegative(sendTimeout, property + ".send-timeout");
         Map<String, Set<CompletionCounterOp>> attached = attachedCounters(property, qp, counters);
+        ReliabilitySettings reliability = ReliabilityReader.of(qp.getType(), qp.getReliability(), property,
+                reliabilityDefaults);
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,
-                qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"));
+                qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"), reliability);
     }
 
     /**

@@ -2,15 +2,21 @@ package io.rdma.boot.autoconfigure.health;
 
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
+import io.rdma.spring.connection.ConnectionReliability;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
+
+import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 class RdmaHealthIndicatorTests {
 
@@ -36,6 +42,28 @@ class RdmaHealthIndicatorTests {
             assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.health().getDetails().get("devices").toString()).contains("port 1=DOWN");
         });
+    }
+
+    /** Each connected rc queue pair's settings, as declared: retry count 2 and ACK timeout 10 ≈ 4.2 ms per try. */
+    @Test
+    void detailsShowTheReliabilitySettingsOfEachConnection() {
+        RdmaContextRunners.runner("connected").withConfiguration(HEALTH)
+                .withPropertyValues(RdmaContextRunners.DEVICE_PROPERTY + ".queue-pair-defaults.reliability.ack-timeout=10",
+                        RdmaContextRunners.DEVICE_PROPERTY + ".queue-pair-defaults.reliability.retry-count=2")
+                .run(context -> {
+                    RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
+                    await().atMost(Duration.ofSeconds(5)).until(() -> reliability(health).containsKey("echo#1"));
+                    assertThat(reliability(health)).containsOnlyKeys("echo-client", "echo#1").allSatisfy((name, effective) -> {
+                        assertThat(effective.ackTimeout()).isEqualTo(10);
+                        assertThat(effective.retryCount()).isEqualTo(2);
+                        assertThat(effective.failureDetectionMillis()).isCloseTo(3 * 4.194304, within(1e-6));
+                    });
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, ConnectionReliability> reliability(RdmaHealthIndicator health) {
+        return (Map<String, ConnectionReliability>) health.health(true).getDetails().get("reliability");
     }
 
     @Test
