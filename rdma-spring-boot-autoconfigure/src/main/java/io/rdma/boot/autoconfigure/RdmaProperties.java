@@ -846,14 +846,19 @@ public class RdmaProperties {
     /**
      * One registered, page-aligned region sliced into 'count' buffers of 'buffer-size' bytes,
      * leased and returned lock-free. Registered memory is pinned: all pools together must fit in
-     * physical memory and under the locked-memory limit.
+     * physical memory and under the locked-memory limit, and pinning more than half of physical
+     * memory starts with a warning. Each buffer also holds about 88 bytes of heap: all pools'
+     * buffers together must fit in half the maximum heap (-Xmx).
      */
     public static class MemoryPool {
 
         /** Size of each buffer, 1 byte to 2GiB; 4KiB, 4KB and 4096B all mean 4096 bytes. */
         private DataSize bufferSize = DataSize.ofKilobytes(4);
 
-        /** Number of buffers. */
+        /**
+         * Number of buffers. Each is also about 88 bytes of heap for as long as the application runs
+         * (a million buffers ≈ 84 MiB): fewer, larger buffers register the same memory for less heap.
+         */
         private int count = 64;
 
         /**

@@ -27,9 +27,6 @@ import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.simulated.SharedFabric;
 
-import com.sun.management.OperatingSystemMXBean;
-
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -66,9 +64,6 @@ public final class CheckedResourcePlan implements ResourcePlan {
     /** A GID index is a u8 (sgid_index of ibv_global_route). */
     private static final int MAX_GID_INDEX = 255;
 
-    private static final long PHYSICAL_MEMORY =
-            ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
-
     private static final Set<CompletionCounterOp> UD_OPS = EnumSet.of(CompletionCounterOp.SEND, CompletionCounterOp.RECV);
     private static final Set<CompletionCounterOp> UC_OPS = EnumSet.of(CompletionCounterOp.SEND,
             CompletionCounterOp.RECV, CompletionCounterOp.RDMA_WRITE, CompletionCounterOp.REMOTE_RDMA_WRITE);
@@ -77,13 +72,14 @@ public final class CheckedResourcePlan implements ResourcePlan {
     private final List<DevicePlan> devices;
     private final ConnectionPlan connections;
     private final List<DeclaredResource> resources;
-    /** The bytes of the memory pools read so far: all of them are pinned in RAM at once. */
-    private long pooledBytes;
+    /** What the memory pools read so far cost in heap and pinned memory. */
+    private final MemoryBudget memory;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
 
-    private CheckedResourcePlan(RdmaProperties properties) {
+    private CheckedResourcePlan(RdmaProperties properties, MemoryBudget memory) {
         this.properties = properties;
+        this.memory = memory;
         names.put(VERBS_BEAN, "(the provider's device list)");
         names.put(RESOURCES_BEAN, "(the declared resources)");
         List<DevicePlan> read = new ArrayList<>();
@@ -120,7 +116,17 @@ public final class CheckedResourcePlan implements ResourcePlan {
 
     /** Reads and checks {@code properties}; {@link InvalidRdmaConfigurationException} names the first problem. */
     public static CheckedResourcePlan read(RdmaProperties properties) {
-        return new CheckedResourcePlan(properties);
+        return read(properties, MemoryBudget.ofThisJvm());
+    }
+
+    /** {@link #read(RdmaProperties)} against {@code memory}'s heap and physical memory. */
+    static CheckedResourcePlan read(RdmaProperties properties, MemoryBudget memory) {
+        return new CheckedResourcePlan(properties, memory);
+    }
+
+    /** What to warn of at start when the memory pools pin more than half of physical memory; empty when they do not. */
+    public Optional<String> pinnedMemoryWarning() {
+        return memory.pinnedMemoryWarning().map(MemoryBudget.PinnedMemoryWarning::message);
     }
 
     public ProviderKind provider() {
@@ -346,13 +352,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
                     "Add local-write to the access list.");
         }
         MemoryPoolPlan plan = new MemoryPoolPlan(name, property, pd, (int) bufferSize, pool.getCount(), access);
-        pooledBytes += plan.bytes();
-        if (pooledBytes > PHYSICAL_MEMORY) {
-            throw new InvalidRdmaConfigurationException(property, "the memory pools declared up to this one need "
-                    + pooledBytes + " bytes (this one " + plan.bytes() + ": " + pool.getCount() + " x " + bufferSize
-                    + "), more than this machine's " + PHYSICAL_MEMORY + " bytes of physical memory; registered"
-                    + " memory is pinned, it cannot be swapped out", "Lower count or buffer-size.");
-        }
+        memory.add(plan, property);
         return plan;
     }
 

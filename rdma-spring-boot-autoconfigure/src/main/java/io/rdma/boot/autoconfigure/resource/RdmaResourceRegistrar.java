@@ -91,6 +91,7 @@ public final class RdmaResourceRegistrar implements ImportBeanDefinitionRegistra
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, Bindable.of(RdmaProperties.class),
                 new EnumValueBindHandler()).orElseGet(RdmaProperties::new);
         CheckedResourcePlan plan = CheckedResourcePlan.read(properties);
+        plan.pinnedMemoryWarning().ifPresent(logger::warn);
         BeanFactoryLookup lookup = new BeanFactoryLookup(beanFactory);
         registry.registerBeanDefinition(CheckedResourcePlan.VERBS_BEAN, definition(Verbs.class, () -> {
             // before anything is opened: a customizer of a name nothing declares is a typo

@@ -379,9 +379,20 @@ class InvalidConfigurationTests {
 
     @Test
     void memoryPoolsAboveThePhysicalMemory() {
+        // 100 TB registered, but only 8.8 MB of buffer objects: the heap holds them, the machine not
         FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
-                PD + ".memory-pools.buffers.count=1000000");
+                PD + ".memory-pools.buffers.count=100000");
         assertThat(analysis.getDescription()).contains("physical memory");
+    }
+
+    /** 1.6 GB registered, but 200,000,000 buffer objects: the registrations fit the machine, the buffers not the heap. */
+    @Test
+    void memoryPoolWhoseBuffersDoNotFitTheHeap() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.buffer-size=8B",
+                PD + ".memory-pools.buffers.count=200000000");
+        assertThat(analysis.getDescription()).contains("the 200000000 buffers of memory pool 'buffers' hold 16.4 GiB"
+                + " of heap").contains("maximum heap");
+        assertThat(analysis.getAction()).startsWith("Lower count").contains("-Xmx");
     }
 
     /** Simulated only: it describes the device's max_qp (rdma.simulated.devices). */
