@@ -48,9 +48,10 @@ public class RdmaProperties {
 
     /**
      * Which verbs provider serves the application: 'auto' uses libibverbs when it loads and
-     * shows a device, else the simulated in-JVM fabric (the choice and its reason are logged and
-     * shown at /actuator/rdma); 'native' uses libibverbs, and every configured device must exist;
-     * 'simulated' always uses the in-JVM fabric.
+     * shows a device, else the simulated in-JVM fabric (a fallback is logged at WARN with its
+     * reason, and the provider and why it serves are shown by health and /actuator/rdma); 'native'
+     * uses libibverbs, and every configured device must exist, or the start fails naming what is
+     * missing; 'simulated' always uses the in-JVM fabric. Set 'native' in production.
      */
     private ProviderKind provider = ProviderKind.AUTO;
 

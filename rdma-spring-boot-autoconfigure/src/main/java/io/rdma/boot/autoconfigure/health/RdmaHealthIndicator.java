@@ -20,7 +20,9 @@ import org.springframework.boot.health.contributor.Health;
  * subnet manager gone, {@code FabricControl.setPortState}, a peer that stays unreachable). A
  * connection that is CONNECTING (a reconnection under way) does not take health down. Each
  * connected rc queue pair's reliability settings ({@code reliability}, by connection or peer name)
- * say how soon a peer that is gone will take its connection down.
+ * say how soon a peer that is gone will take its connection down. The details name the provider
+ * and why it serves ({@code selectionReason}), so a {@code provider: auto} that fell back to the
+ * simulated fabric shows here too.
  *
  * <p>A port's state is {@code ibv_query_port} at each check, never cached, the read the
  * {@code rdma_state_id} meter makes on each scrape: health and metrics agree on a port that went down.
@@ -81,6 +83,7 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
             up &= service.known() == 0 || connected > 0;
         }
         (up ? builder.up() : builder.down()).withDetail("provider", resources.verbs().providerName())
+                .withDetail("selectionReason", resources.verbs().selectionReason())
                 .withDetail("devices", devices).withDetail("connections", outbound).withDetail("listeners", listeners)
                 .withDetail("services", services).withDetail("reliability", reliability);
     }

@@ -11,12 +11,16 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class RdmaHealthIndicatorTests {
 
@@ -64,6 +68,33 @@ class RdmaHealthIndicatorTests {
     @SuppressWarnings("unchecked")
     private static Map<String, ConnectionReliability> reliability(RdmaHealthIndicator health) {
         return (Map<String, ConnectionReliability>) health.health(true).getDetails().get("reliability");
+    }
+
+    @Test
+    void detailsNameTheProviderAndWhyItServes() {
+        RdmaContextRunners.runner("full").withConfiguration(HEALTH).run(context -> {
+            Verbs verbs = context.getBean(Verbs.class);
+            Map<String, Object> details = context.getBean(RdmaHealthIndicator.class).health().getDetails();
+            assertThat(details).containsEntry("provider", verbs.providerName())
+                    .containsEntry("selectionReason", verbs.selectionReason());
+        });
+    }
+
+    /** Where the native provider cannot serve, provider auto falls back, says so at WARN, and health shows why. */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void anAutoFallbackIsWarnedOfAndShownInHealth(CapturedOutput output) {
+        RdmaContextRunners.simulatedRunner("full").withConfiguration(HEALTH).withPropertyValues("rdma.provider=auto")
+                .run(context -> {
+                    assumeTrue(context.getBean(Verbs.class).fellBackToSimulated(),
+                            "the native provider serves here, so auto does not fall back");
+                    Map<String, Object> details = context.getBean(RdmaHealthIndicator.class).health().getDetails();
+                    assertThat(details).containsEntry("provider", "simulated");
+                    assertThat((String) details.get("selectionReason"))
+                            .startsWith("auto: simulated fabric selected because the native provider is unusable: ");
+                    assertThat(output.getAll().lines().filter(line -> line.contains("RDMA provider 'auto' fell back")))
+                            .singleElement().asString().contains("WARN").contains("rdma.provider=native");
+                });
     }
 
     @Test

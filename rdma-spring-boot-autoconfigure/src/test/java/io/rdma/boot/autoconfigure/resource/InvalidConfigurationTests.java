@@ -61,7 +61,8 @@ class InvalidConfigurationTests {
     void nativeWithoutRdmaCoreNamesTheMissingLibrary() {
         assumeFalse(nativeProviderLoads(), "rdma-core is installed here");
         FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
-        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded");
+        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded")
+                .contains("none of the declared devices [" + RdmaContextRunners.DEVICE + "] can be opened");
         assertThat(analysis.getAction()).contains("rdma-core");
     }
 
