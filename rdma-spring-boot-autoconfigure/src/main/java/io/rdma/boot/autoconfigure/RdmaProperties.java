@@ -48,9 +48,10 @@ public class RdmaProperties {
 
     /**
      * Which verbs provider serves the application: 'auto' uses libibverbs when it loads and
-     * shows a device, else the simulated in-JVM fabric (the choice and its reason are logged and
-     * shown at /actuator/rdma); 'native' uses libibverbs, and every configured device must exist;
-     * 'simulated' always uses the in-JVM fabric.
+     * shows a device, else the simulated in-JVM fabric (a fallback is logged at WARN with its
+     * reason, and the provider and why it serves are shown by health and /actuator/rdma); 'native'
+     * uses libibverbs, and every configured device must exist, or the start fails naming what is
+     * missing; 'simulated' always uses the in-JVM fabric. Set 'native' in production.
      */
     private ProviderKind provider = ProviderKind.AUTO;
 
@@ -518,7 +519,10 @@ public class RdmaProperties {
         }
     }
 
-    /** Queue pair capacities and send timeout a device gives the queue pairs that do not set their own. */
+    /**
+     * Queue pair capacities, send timeout and reliability settings a device gives the queue pairs
+     * that do not set their own.
+     */
     public static class QueuePairDefaults {
 
         /** Send queue depth: outstanding send work requests. */
@@ -543,6 +547,9 @@ public class RdmaProperties {
          * posted in order as completions free slots.
          */
         private Duration sendTimeout = Duration.ofSeconds(5);
+
+        /** Reliability settings of the device's rc queue pairs and prototypes that do not set their own. */
+        private final Reliability reliability = new Reliability();
 
         public int getMaxSendWr() {
             return maxSendWr;
@@ -590,6 +597,93 @@ public class RdmaProperties {
 
         public void setSendTimeout(Duration sendTimeout) {
             this.sendTimeout = sendTimeout;
+        }
+
+        public Reliability getReliability() {
+            return reliability;
+        }
+    }
+
+    /**
+     * How soon an rc queue pair notices a peer that stopped answering, and how it waits for a peer
+     * without a receive posted: the ACK timeout, retry counts and RNR timer that the connection
+     * manager otherwise chooses, set when a listener or an outbound connection connects the queue
+     * pair. A peer that is gone (its process killed, its link down, a partition) is noticed when a
+     * work request towards it fails with RETRY_EXC_ERR, (retry-count + 1) × 4.096 µs ×
+     * 2^ack-timeout after it was posted: ack-timeout 14 and retry-count 7 ≈ 0.54 s, 18 and 7 ≈ 8.6 s,
+     * 12 and 3 ≈ 67 ms; the connection then reconnects, and health shows it DOWN meanwhile. Too short
+     * a time fails connections on a congested or lossy fabric. Each unset value comes from the
+     * device's queue-pair-defaults, else from the connection manager (its default follows the path's
+     * packet lifetime); the actuator's rdma endpoint and health show what each connection got.
+     */
+    public static class Reliability {
+
+        /**
+         * Local ACK timeout (ibv_qp_attr.timeout), as the IB encoding 0 to 31: each try waits
+         * 4.096 µs × 2^ack-timeout for its acknowledgement before it is sent again. 8 ≈ 1 ms, 12 ≈
+         * 17 ms, 14 ≈ 67 ms, 17 ≈ 0.54 s, 20 ≈ 4.3 s, 31 ≈ 2.4 h; 0 waits for ever, so a peer that
+         * is gone is never noticed by the transport. A peer that is gone is noticed after
+         * (retry-count + 1) tries: 14 with retry-count 7 ≈ 0.54 s, 18 with 7 ≈ 8.6 s. Unset: the
+         * device's queue-pair-defaults, else what the connection manager chooses.
+         */
+        private @Nullable Integer ackTimeout;
+
+        /**
+         * Transport retries (retry_cnt), 0 to 7: how often a packet is sent again after an ACK
+         * timeout before the work request fails with RETRY_EXC_ERR and the queue pair goes to the
+         * error state. A peer that is gone is noticed after (retry-count + 1) ACK timeouts. Unset:
+         * the device's queue-pair-defaults, else what the connection manager chooses (7).
+         */
+        private @Nullable Integer retryCount;
+
+        /**
+         * RNR retries (rnr_retry), 0 to 7, 7 = for ever: how often a send that found no receive
+         * posted at the peer (RNR NAK) is sent again, each after the peer's rnr-timer, before it
+         * fails with RNR_RETRY_EXC_ERR. 7 waits for ever for a peer that is slow to post receives.
+         * Unset: the device's queue-pair-defaults, else what the connection manager chooses (7).
+         */
+        private @Nullable Integer rnrRetry;
+
+        /**
+         * The RNR NAK timer (min_rnr_timer), as the IB encoding 0 to 31: how long this queue pair
+         * asks a sender to wait when a send finds no receive posted here. 1 = 0.01 ms, 4 = 0.04 ms,
+         * 8 = 0.16 ms, 12 = 0.64 ms, 14 = 1.28 ms, 16 = 2.56 ms, 20 = 10.24 ms, 24 = 40.96 ms,
+         * 28 = 163.84 ms, 31 = 491.52 ms, and 0 = 655.36 ms, the longest (the IB spec's table; the
+         * verbs manual's table is wrong at 12, 14 and 20). Unset: the device's queue-pair-defaults,
+         * else what the connection manager chooses.
+         */
+        private @Nullable Integer rnrTimer;
+
+        public @Nullable Integer getAckTimeout() {
+            return ackTimeout;
+        }
+
+        public void setAckTimeout(@Nullable Integer ackTimeout) {
+            this.ackTimeout = ackTimeout;
+        }
+
+        public @Nullable Integer getRetryCount() {
+            return retryCount;
+        }
+
+        public void setRetryCount(@Nullable Integer retryCount) {
+            this.retryCount = retryCount;
+        }
+
+        public @Nullable Integer getRnrRetry() {
+            return rnrRetry;
+        }
+
+        public void setRnrRetry(@Nullable Integer rnrRetry) {
+            this.rnrRetry = rnrRetry;
+        }
+
+        public @Nullable Integer getRnrTimer() {
+            return rnrTimer;
+        }
+
+        public void setRnrTimer(@Nullable Integer rnrTimer) {
+            this.rnrTimer = rnrTimer;
         }
     }
 
@@ -753,14 +847,19 @@ public class RdmaProperties {
     /**
      * One registered, page-aligned region sliced into 'count' buffers of 'buffer-size' bytes,
      * leased and returned lock-free. Registered memory is pinned: all pools together must fit in
-     * physical memory and under the locked-memory limit.
+     * physical memory and under the locked-memory limit, and pinning more than half of physical
+     * memory starts with a warning. Each buffer also holds about 88 bytes of heap: all pools'
+     * buffers together must fit in half the maximum heap (-Xmx).
      */
     public static class MemoryPool {
 
         /** Size of each buffer, 1 byte to 2GiB; 4KiB, 4KB and 4096B all mean 4096 bytes. */
         private DataSize bufferSize = DataSize.ofKilobytes(4);
 
-        /** Number of buffers. */
+        /**
+         * Number of buffers. Each is also about 88 bytes of heap for as long as the application runs
+         * (a million buffers ≈ 84 MiB): fewer, larger buffers register the same memory for less heap.
+         */
         private int count = 64;
 
         /**
@@ -836,8 +935,8 @@ public class RdmaProperties {
     }
 
     /**
-     * A queue pair (ibv_create_qp). Unset capacities, send timeout, port and GID index come from
-     * the device.
+     * A queue pair (ibv_create_qp). Unset capacities, send timeout, reliability settings, port and
+     * GID index come from the device.
      */
     public static class QueuePair {
 
@@ -911,6 +1010,12 @@ public class RdmaProperties {
          * count only send and recv, uc never reads; the device must support each op kind.
          */
         private Map<String, List<CompletionCounterOp>> completionCounters = new LinkedHashMap<>();
+
+        /**
+         * How soon this queue pair notices a peer that stopped answering (rc only: uc and ud have no
+         * acknowledgements); each unset value from the device's queue-pair-defaults.
+         */
+        private final Reliability reliability = new Reliability();
 
         public QueuePairType getType() {
             return type;
@@ -1030,6 +1135,10 @@ public class RdmaProperties {
 
         public void setCompletionCounters(Map<String, List<CompletionCounterOp>> completionCounters) {
             this.completionCounters = completionCounters;
+        }
+
+        public Reliability getReliability() {
+            return reliability;
         }
     }
 

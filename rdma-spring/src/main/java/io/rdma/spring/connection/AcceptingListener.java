@@ -109,7 +109,7 @@ final class AcceptingListener {
                 try {
                     spare = spare != null ? spare : freshQueuePair();
                     Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
-                            plan.acceptTimeout());
+                            plan.acceptTimeout(), plan.reliability());
                     if (accepted.isPresent()) {
                         admit(spare, accepted.get());
                         spare = null;
@@ -251,7 +251,8 @@ final class AcceptingListener {
                 boundAddress().map(InetSocketAddress::toString).orElse(null), plan.backlog(),
                 plan.queuePairSource(), peers.stream().map(peer -> new RdmaConnections.PeerStatus(peer.name(),
                         String.valueOf(peer.remote()), peer.queuePair().qpNumber(),
-                        peer.queuePair().isClosed() ? "CLOSED" : peer.queuePair().state().name()))
+                        peer.queuePair().isClosed() ? "CLOSED" : peer.queuePair().state().name(),
+                        ConnectionReliability.of(peer.queuePair())))
                         .toList(), lastFailure);
     }
 }

@@ -175,7 +175,7 @@ final class OutboundConnection {
                 qp.reset();
             }
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
-            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout());
+            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout(), plan.reliability());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
             logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
@@ -239,6 +239,7 @@ final class OutboundConnection {
 
     RdmaConnections.OutboundStatus status() {
         return new RdmaConnections.OutboundStatus(plan.name(), plan.property(), plan.queuePair(), plan.host(),
-                plan.port(), state, attempts, lastFailure);
+                plan.port(), state, attempts, lastFailure,
+                state == ConnectionState.UP ? ConnectionReliability.of(qp) : null);
     }
 }

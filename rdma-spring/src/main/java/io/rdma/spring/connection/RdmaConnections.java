@@ -77,13 +77,21 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                  String queuePair, List<PeerStatus> peers, @Nullable String lastFailure) {
     }
 
-    /** A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for prototype QPs). */
-    public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState) {
+    /**
+     * A peer a listener accepted, on queue pair {@code name} ({@code <listener>#<n>} for prototype QPs),
+     * with the reliability settings its queue pair has (null unless it is an rc queue pair in RTS).
+     */
+    public record PeerStatus(String name, String remoteAddress, int qpNumber, String qpState,
+                             @Nullable ConnectionReliability reliability) {
     }
 
-    /** An outbound connection's state; {@code lastFailure} is the last attempt's error while not UP. */
+    /**
+     * An outbound connection's state; {@code lastFailure} is the last attempt's error while not UP,
+     * {@code reliability} the settings its queue pair has while connected (null otherwise, and for uc).
+     */
     public record OutboundStatus(String name, String property, String queuePair, String host, int port,
-                                 ConnectionState state, int attempts, @Nullable String lastFailure) {
+                                 ConnectionState state, int attempts, @Nullable String lastFailure,
+                                 @Nullable ConnectionReliability reliability) {
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.rdma.spring.resource;
 
+import io.rdma.verbs.api.ReliabilitySettings;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,11 +20,12 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
 
     /**
      * A listener on {@code device}. Exactly one of {@code queuePair} (one peer at a time on that
-     * declared QP) and {@code queuePairPrototype} (a QP per peer) is set.
+     * declared QP) and {@code queuePairPrototype} (a QP per peer) is set; {@code reliability} is that
+     * QP's or prototype's, set on each accepted peer's QP in place of the connection manager's.
      */
     public record ListenerPlan(String name, String property, String device, InetAddress address, int port,
                                int backlog, @Nullable String queuePair, @Nullable String queuePairPrototype,
-                               int maxConnections, Duration acceptTimeout) {
+                               int maxConnections, Duration acceptTimeout, ReliabilitySettings reliability) {
 
         /** The QP or prototype every accepted connection runs on. */
         public String queuePairSource() {
@@ -34,10 +37,13 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         }
     }
 
-    /** An outbound connection of {@code queuePair} (on {@code device}) with its retry policy. */
+    /**
+     * An outbound connection of {@code queuePair} (on {@code device}) with its retry policy, and the
+     * queue pair's {@code reliability}, set in place of the connection manager's.
+     */
     public record OutboundPlan(String name, String property, String device, String queuePair, String host, int port,
                                Duration timeout, int retries, Duration initialBackoff, double backoffMultiplier,
-                               Duration maxBackoff) {
+                               Duration maxBackoff, ReliabilitySettings reliability) {
 
         /** The pause after failed attempt {@code attempt} (1 for the first): initial × multiplier^(attempt-1), capped. */
         public Duration backoff(int attempt) {
@@ -54,17 +60,18 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
      * from it for that instance, at most {@code maxInstances} at once; with {@code queuePair} one
      * instance at a time, chosen among those listed, on that declared queue pair
      * ({@code maxInstances} is 1). Each instance's connection is attempted as an
-     * {@link OutboundPlan} with this plan's timeout, retries and backoff ({@link #toInstance}).
+     * {@link OutboundPlan} with this plan's timeout, retries and backoff and the reliability of its
+     * queue pair or prototype ({@link #toInstance}).
      */
     public record ServicePlan(String name, String property, String device, String service, String listener,
                               @Nullable String queuePair, @Nullable String queuePairPrototype, int maxInstances,
                               Duration refreshInterval, Duration timeout, int retries, Duration initialBackoff,
-                              double backoffMultiplier, Duration maxBackoff) {
+                              double backoffMultiplier, Duration maxBackoff, ReliabilitySettings reliability) {
 
         /** The connection to one instance, on {@code queuePair}, named {@code connection}. */
         public OutboundPlan toInstance(String connection, String queuePair, String host, int port) {
             return new OutboundPlan(connection, property, device, queuePair, host, port, timeout, retries,
-                    initialBackoff, backoffMultiplier, maxBackoff);
+                    initialBackoff, backoffMultiplier, maxBackoff, reliability);
         }
     }
 

@@ -8,6 +8,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReliabilitySettings;
 
 import java.time.Duration;
 import java.util.List;
@@ -96,7 +97,7 @@ class RdmaResourcesBuilderTests {
     void aConnectionNamingAnUndeclaredQueuePairIsRefused() {
         OutboundPlan toServer = new OutboundPlan("to-server", "RdmaResources.builder(verbs).connections(plan)",
                 "sim0", "clent", "192.0.2.1", 7471, Duration.ofSeconds(1), 0, Duration.ofMillis(10), 2.0,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), ReliabilitySettings.deviceDefaults());
 
         assertThatThrownBy(() -> withDeviceAndQueue().memoryPool("buffers", loopback.clientBuffers())
                 .queuePair("client", loopback.client(), "buffers", Duration.ofSeconds(1))

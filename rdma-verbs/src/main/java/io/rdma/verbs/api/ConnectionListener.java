@@ -46,9 +46,24 @@ public final class ConnectionListener extends VerbsResource {
      */
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration requestWait,
                                        Duration handshakeTimeout) throws InterruptedException {
+        return accept(qp, privateData, requestWait, handshakeTimeout, ReliabilitySettings.deviceDefaults());
+    }
+
+    /**
+     * {@link #accept(QueuePair, byte[], Duration, Duration)}, with the RC reliability attributes
+     * {@code reliability} sets in place of those the connection manager gives {@code qp}.
+     *
+     * @throws VerbsException as {@link #accept(QueuePair, byte[], Duration, Duration)}; EINVAL when
+     *         {@code reliability} sets an attribute and {@code qp} is not RC
+     * @throws ResourceClosedException when the listener, its context or {@code qp} is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration requestWait,
+                                       Duration handshakeTimeout, ReliabilitySettings reliability)
+            throws InterruptedException {
         ensureOpen();
-        var accepted = handle.accept(manager.connectable(qp, "rdma_accept"), privateData.clone(),
-                requestWait.toNanos(), handshakeTimeout.toNanos());
+        var accepted = handle.accept(manager.connectable(qp, reliability, "rdma_accept"), privateData.clone(),
+                requestWait.toNanos(), handshakeTimeout.toNanos(), reliability);
         return accepted == null ? Optional.empty() : Optional.of(manager.register(qp, accepted));
     }
 

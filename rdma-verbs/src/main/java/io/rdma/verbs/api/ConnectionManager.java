@@ -86,8 +86,23 @@ public final class ConnectionManager {
      */
     public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {
-        QpHandle qpHandle = connectable(qp, "rdma_connect");
-        return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos()));
+        return connect(remote, qp, privateData, timeout, ReliabilitySettings.deviceDefaults());
+    }
+
+    /**
+     * {@link #connect(InetSocketAddress, QueuePair, byte[], Duration)}, with the RC reliability
+     * attributes {@code reliability} sets in place of those the connection manager gives {@code qp}
+     * (the ACK timeout, retry counts and RNR timer that decide how soon a dead peer is noticed).
+     *
+     * @throws VerbsException as {@link #connect(InetSocketAddress, QueuePair, byte[], Duration)}; EINVAL
+     *         when {@code reliability} sets an attribute and {@code qp} is not RC
+     * @throws ResourceClosedException when the context or {@code qp} is closed, before or during the connect
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout,
+                              ReliabilitySettings reliability) throws InterruptedException {
+        QpHandle qpHandle = connectable(qp, reliability, "rdma_connect");
+        return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos(), reliability));
     }
 
     DeviceContext context() {
@@ -111,8 +126,11 @@ public final class ConnectionManager {
         }
     }
 
-    /** The QP's handle, once it is known to be an open RESET QP of this context. */
-    QpHandle connectable(QueuePair qp, String verb) {
+    /**
+     * The QP's handle, once it is known to be an open RESET QP of this context, and an RC one where
+     * {@code reliability} sets anything (UC has no ACKs, so none of the four applies).
+     */
+    QpHandle connectable(QueuePair qp, ReliabilitySettings reliability, String verb) {
         Objects.requireNonNull(qp, "qp");
         context.ensureOpen();
         qp.ensureOpen();
@@ -123,6 +141,10 @@ public final class ConnectionManager {
         if (!qp.type().isConnected()) {
             throw new VerbsException(verb, Errno.EINVAL, qp + " is " + qp.type() + "; rdma_cm connects RC and UC",
                     null);
+        }
+        if (qp.type() != QueuePairType.RC && !reliability.isDeviceDefault()) {
+            throw new VerbsException(verb, Errno.EINVAL, qp + " is " + qp.type() + " and " + reliability
+                    + " sets RC attributes", "leave the reliability settings unset for a UC queue pair");
         }
         QueuePairState state = qp.state();
         if (state != QueuePairState.RESET) {

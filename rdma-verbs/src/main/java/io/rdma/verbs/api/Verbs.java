@@ -121,7 +121,10 @@ public final class Verbs implements AutoCloseable {
                 "ibv_get_device_list", Errno.ENODEV, "no native device (" + nativeState + ") and no simulated provider",
                 "add rdma-verbs to the class path"));
         String reason = "auto: simulated fabric selected because the native provider is unusable: " + nativeState;
-        LOG.log(System.Logger.Level.INFO, reason);
+        // A warning, not a note: from here on nothing goes over a network, and an application that
+        // should have reached its peers over RDMA only talks to itself.
+        LOG.log(System.Logger.Level.WARNING, reason + "; open provider 'native' where an RDMA device must serve, so"
+                + " that its absence fails instead");
         return new Verbs(simulated.name(), ProviderKind.AUTO, reason, simulated.open(settings));
     }
 
@@ -144,6 +147,14 @@ public final class Verbs implements AutoCloseable {
      */
     public ProviderKind requestedKind() {
         return requested;
+    }
+
+    /**
+     * Whether {@link ProviderKind#AUTO} fell back to the simulated fabric because the native provider
+     * could not serve (logged at WARNING; {@link #selectionReason()} says why).
+     */
+    public boolean fellBackToSimulated() {
+        return requested == ProviderKind.AUTO && providerName.equals(ProviderKind.SIMULATED.providerName());
     }
 
     /** Why this provider serves the application, as logged at selection. */

@@ -1,5 +1,7 @@
 package io.rdma.verbs.spi;
 
+import io.rdma.verbs.api.ReliabilitySettings;
+
 import java.net.InetSocketAddress;
 
 import org.jspecify.annotations.Nullable;
@@ -8,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * librdmacm's connection manager on an opened device, for providers that have one; the
  * provider's {@link ContextHandle} implements it. Connections carry QPs the application
  * created (in RESET) on that context: the manager moves them to RTS with the attributes the
- * connection manager computes ({@code rdma_init_qp_attr}) and exchanges private data.
+ * connection manager computes ({@code rdma_init_qp_attr}), with each RC reliability attribute
+ * that the {@link ReliabilitySettings} set in its place, and exchanges private data.
  * Every wait is bounded by a timeout; address, route and connection failures are
  * {@link io.rdma.verbs.api.VerbsException}s naming the step ({@code rdma_resolve_addr},
  * {@code rdma_resolve_route}, {@code rdma_connect}, ...) and its errno.
@@ -22,8 +25,8 @@ public interface ConnectionManagerHandle {
      * {@code rdma_resolve_addr}, {@code rdma_resolve_route} and {@code rdma_connect} to
      * {@code remote} for {@code qp}, which is in RTS when this returns.
      */
-    ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
-            throws InterruptedException;
+    ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos,
+                             ReliabilitySettings reliability) throws InterruptedException;
 
     /** A listening {@code rdma_cm_id}. */
     interface ListenerHandle {
@@ -36,8 +39,8 @@ public interface ConnectionManagerHandle {
          * it, {@code rdma_accept}s it with {@code privateData} and waits up to {@code handshakeNanos}
          * (counted from the request) for {@code RDMA_CM_EVENT_ESTABLISHED}; null when no request came.
          */
-        @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
-                throws InterruptedException;
+        @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos,
+                                          ReliabilitySettings reliability) throws InterruptedException;
 
         /** {@code rdma_destroy_id} of the listener. */
         void close();

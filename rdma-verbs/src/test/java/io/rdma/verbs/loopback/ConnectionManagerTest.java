@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
@@ -204,6 +205,81 @@ class ConnectionManagerTest {
         InetSocketAddress anywhere = new InetSocketAddress(portAddress(), 7471);
         VerbsErrors.expectFailure("rdma_connect", Errno.EINVAL,
                 () -> cm.connect(anywhere, used, new byte[0], LoopbackFabric.WAIT));
+    }
+
+    @Test
+    void declaredReliabilitySettingsReplaceTheConnectionManagersOnBothSides() throws Exception {
+        ReliabilitySettings declared = new ReliabilitySettings(10, 2, 3, 5);
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, declared));
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(),
+                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT, declared);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                // ibv_query_qp(3) reports timeout, retry_cnt and rnr_retry of RTS and min_rnr_timer of RTR
+                assertThat(ReliabilitySettings.of(clientQp.query())).isEqualTo(declared);
+                assertThat(ReliabilitySettings.of(serverQp.query())).isEqualTo(declared);
+            }
+        }
+    }
+
+    @Test
+    void reliabilitySettingsAreRefusedForAnUnreliableConnection() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair uc = fabric.queuePair(QueuePairType.UC, fabric.completionQueue(64), null,
+                LoopbackFabric.DEFAULT_CAPABILITIES);
+        InetSocketAddress anywhere = new InetSocketAddress(portAddress(), 7471);
+        VerbsErrors.expectFailure("rdma_connect", Errno.EINVAL, () -> cm.connect(anywhere, uc, new byte[0],
+                LoopbackFabric.WAIT, new ReliabilitySettings(null, 1, null, null)));
+    }
+
+    /**
+     * Verbs manual §6.2.3: a packet is sent again retry_cnt times, each after the ACK timeout
+     * (4.096 µs × 2^timeout), before the work request fails with RETRY_EXC_ERR. A peer that
+     * stopped answering is therefore noticed no sooner than (retry_cnt + 1) ACK timeouts.
+     */
+    @Test
+    void theDeclaredAckTimeoutAndRetryCountDecideHowSoonALostPeerIsNoticed() throws Exception {
+        FabricControl control = fabric.fabricControl();
+        ReliabilitySettings quick = new ReliabilitySettings(8, 0, null, null);      // ≈ 1 ms, one try
+        ReliabilitySettings patient = new ReliabilitySettings(17, 1, null, null);   // ≈ 537 ms, two tries
+        Duration patientBound = ReliabilitySettings.retryExhaustion(17, 1).orElseThrow();
+        assertThat(patientBound).isBetween(Duration.ofMillis(1073), Duration.ofMillis(1074));
+
+        Duration quickDetection = timeToRetryExhaustion(control, quick);
+        Duration patientDetection = timeToRetryExhaustion(control, patient);
+
+        assertThat(quickDetection).isLessThan(Duration.ofMillis(500));
+        assertThat(patientDetection).isGreaterThanOrEqualTo(patientBound)
+                .isLessThan(patientBound.plusSeconds(4));
+    }
+
+    /** How long a send takes to fail with RETRY_EXC_ERR over a connection made with {@code reliability} once every packet is lost. */
+    private Duration timeToRetryExhaustion(FabricControl control, ReliabilitySettings reliability) throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        MemoryRegion buffer = fabric.region(64);
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, reliability));
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(),
+                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT, reliability);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                serverQp.postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 64));
+                control.dropPackets(fabric.deviceName(), fabric.port(), 1_000);
+                long start = System.nanoTime();
+                clientQp.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 64));
+                Completion failed = Completions.awaitOne(clientQp.sendCompletionQueue());
+                Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+                assertThat(failed.status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
+                return elapsed;
+            }
+        }
     }
 
     private static byte[] bytes(String text) {

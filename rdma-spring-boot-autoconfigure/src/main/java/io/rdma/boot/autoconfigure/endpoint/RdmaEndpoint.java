@@ -40,7 +40,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * with the property that declares it, the values of the resources that count or hold something
  * (completion counters, completion queues, queue pairs, memory pools, flows), and the declared
  * connections: each listener's bound address (the chosen port for port 0) with the peers it
- * accepted, and each outbound connection's state. {@code /actuator/rdma/{device}} is one device,
+ * accepted, and each outbound connection's state, each connected rc queue pair with the
+ * reliability settings it has (ACK timeout, retry counts, RNR timer, and how long a peer that is
+ * gone takes to be noticed). {@code /actuator/rdma/{device}} is one device,
  * {@code /actuator/rdma/{device}/{port}} one port; a name or port that does not exist is a 404.
  *
  * <p>Unsigned 64-bit values (counter values and maxima, {@code max_mr_size}) are exact JSON

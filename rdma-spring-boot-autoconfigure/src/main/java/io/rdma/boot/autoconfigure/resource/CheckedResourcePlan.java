@@ -23,12 +23,10 @@ import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.ProviderSettings;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.simulated.SharedFabric;
 
-import com.sun.management.OperatingSystemMXBean;
-
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -65,9 +64,6 @@ public final class CheckedResourcePlan implements ResourcePlan {
     /** A GID index is a u8 (sgid_index of ibv_global_route). */
     private static final int MAX_GID_INDEX = 255;
 
-    private static final long PHYSICAL_MEMORY =
-            ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
-
     private static final Set<CompletionCounterOp> UD_OPS = EnumSet.of(CompletionCounterOp.SEND, CompletionCounterOp.RECV);
     private static final Set<CompletionCounterOp> UC_OPS = EnumSet.of(CompletionCounterOp.SEND,
             CompletionCounterOp.RECV, CompletionCounterOp.RDMA_WRITE, CompletionCounterOp.REMOTE_RDMA_WRITE);
@@ -76,13 +72,14 @@ public final class CheckedResourcePlan implements ResourcePlan {
     private final List<DevicePlan> devices;
     private final ConnectionPlan connections;
     private final List<DeclaredResource> resources;
-    /** The bytes of the memory pools read so far: all of them are pinned in RAM at once. */
-    private long pooledBytes;
+    /** What the memory pools read so far cost in heap and pinned memory. */
+    private final MemoryBudget memory;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
 
-    private CheckedResourcePlan(RdmaProperties properties) {
+    private CheckedResourcePlan(RdmaProperties properties, MemoryBudget memory) {
         this.properties = properties;
+        this.memory = memory;
         names.put(VERBS_BEAN, "(the provider's device list)");
         names.put(RESOURCES_BEAN, "(the declared resources)");
         List<DevicePlan> read = new ArrayList<>();
@@ -119,7 +116,17 @@ public final class CheckedResourcePlan implements ResourcePlan {
 
     /** Reads and checks {@code properties}; {@link InvalidRdmaConfigurationException} names the first problem. */
     public static CheckedResourcePlan read(RdmaProperties properties) {
-        return new CheckedResourcePlan(properties);
+        return read(properties, MemoryBudget.ofThisJvm());
+    }
+
+    /** {@link #read(RdmaProperties)} against {@code memory}'s heap and physical memory. */
+    static CheckedResourcePlan read(RdmaProperties properties, MemoryBudget memory) {
+        return new CheckedResourcePlan(properties, memory);
+    }
+
+    /** What to warn of at start when the memory pools pin more than half of physical memory; empty when they do not. */
+    public Optional<String> pinnedMemoryWarning() {
+        return memory.pinnedMemoryWarning().map(MemoryBudget.PinnedMemoryWarning::message);
     }
 
     public ProviderKind provider() {
@@ -254,6 +261,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
         positive(defaults.getMaxRecvSge(), defaultsProperty + ".max-recv-sge");
         notNegative(defaults.getMaxInlineData(), defaultsProperty + ".max-inline-data");
         notNegative(defaults.getSendTimeout(), defaultsProperty + ".send-timeout");
+        ReliabilitySettings reliabilityDefaults = ReliabilityReader.defaults(defaults.getReliability(),
+                defaultsProperty + ".reliability");
 
         Map<String, CompletionQueuePlan> cqs = new LinkedHashMap<>();
         device.getCompletionQueues().forEach((cq, settings) ->
@@ -263,7 +272,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 counters.put(counter, counter(counter, property + ".completion-counters." + counter, settings)));
         List<ProtectionDomainPlan> pds = new ArrayList<>();
         device.getProtectionDomains().forEach((pd, settings) ->
-                pds.add(protectionDomain(pd, property + ".protection-domains." + pd, settings, device, cqs, counters)));
+                pds.add(protectionDomain(pd, property + ".protection-domains." + pd, settings, device,
+                        reliabilityDefaults, cqs, counters)));
         Map<String, QueuePairPlan> qps = new LinkedHashMap<>();
         pds.forEach(pd -> pd.queuePairs().forEach(qp -> qps.put(qp.name(), qp)));
         List<FlowPlan> flows = new ArrayList<>();
@@ -304,7 +314,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     }
 
     private ProtectionDomainPlan protectionDomain(String name, String property, RdmaProperties.ProtectionDomain pd,
-                                                  RdmaProperties.Device device, Map<String, CompletionQueuePlan> cqs,
+                                                  RdmaProperties.Device device, ReliabilitySettings reliabilityDefaults,
+                                                  Map<String, CompletionQueuePlan> cqs,
                                                   Map<String, CounterPlan> counters) {
         claim(name, property);
         Map<String, MemoryPoolPlan> pools = new LinkedHashMap<>();
@@ -315,10 +326,11 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 srqs.put(srq, sharedReceiveQueue(srq, property + ".shared-receive-queues." + srq, name, settings)));
         List<QueuePairPlan> qps = new ArrayList<>();
         pd.getQueuePairs().forEach((qp, settings) -> qps.add(queuePair(qp, property + ".queue-pairs." + qp, name,
-                settings, device, cqs, counters, pools, srqs)));
+                settings, device, reliabilityDefaults, cqs, counters, pools, srqs)));
         List<QueuePairPlan> prototypes = new ArrayList<>();
         pd.getQueuePairPrototypes().forEach((prototype, settings) -> prototypes.add(queuePair(prototype,
-                property + ".queue-pair-prototypes." + prototype, name, settings, device, cqs, counters, pools, srqs)));
+                property + ".queue-pair-prototypes." + prototype, name, settings, device, reliabilityDefaults, cqs,
+                counters, pools, srqs)));
         return new ProtectionDomainPlan(name, property, List.copyOf(pools.values()), List.copyOf(srqs.values()), qps,
                 prototypes);
     }
@@ -340,13 +352,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
                     "Add local-write to the access list.");
         }
         MemoryPoolPlan plan = new MemoryPoolPlan(name, property, pd, (int) bufferSize, pool.getCount(), access);
-        pooledBytes += plan.bytes();
-        if (pooledBytes > PHYSICAL_MEMORY) {
-            throw new InvalidRdmaConfigurationException(property, "the memory pools declared up to this one need "
-                    + pooledBytes + " bytes (this one " + plan.bytes() + ": " + pool.getCount() + " x " + bufferSize
-                    + "), more than this machine's " + PHYSICAL_MEMORY + " bytes of physical memory; registered"
-                    + " memory is pinned, it cannot be swapped out", "Lower count or buffer-size.");
-        }
+        memory.add(plan, property);
         return plan;
     }
 
@@ -365,7 +371,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     }
 
     private QueuePairPlan queuePair(String name, String property, String pd, RdmaProperties.QueuePair qp,
-                                    RdmaProperties.Device device, Map<String, CompletionQueuePlan> cqs,
+                                    RdmaProperties.Device device, ReliabilitySettings reliabilityDefaults,
+                                    Map<String, CompletionQueuePlan> cqs,
                                     Map<String, CounterPlan> counters, Map<String, MemoryPoolPlan> pools,
                                     Map<String, SharedReceiveQueuePlan> srqs) {
         claim(name, property);
@@ -398,9 +405,11 @@ public final class CheckedResourcePlan implements ResourcePlan {
         Duration sendTimeout = qp.getSendTimeout() != null ? qp.getSendTimeout() : defaults.getSendTimeout();
         notNegative(sendTimeout, property + ".send-timeout");
         Map<String, Set<CompletionCounterOp>> attached = attachedCounters(property, qp, counters);
+        ReliabilitySettings reliability = ReliabilityReader.of(qp.getType(), qp.getReliability(), property,
+                reliabilityDefaults);
         return new QueuePairPlan(name, property, pd, qp.getType(), sendCq, recvCq, srq, pool,
                 new QueuePairCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline), port, gidIndex,
-                qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"));
+                qp.isSignalAll(), attached, new SendTimeout(sendTimeout, property + ".send-timeout"), reliability);
     }
 
     /**

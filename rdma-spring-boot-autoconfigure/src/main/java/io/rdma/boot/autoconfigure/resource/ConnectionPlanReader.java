@@ -127,7 +127,7 @@ final class ConnectionPlanReader {
         return new ServicePlan(name, property, deviceOf.get(qp != null ? qp : prototype), service,
                 connection.getListener().trim(), qp, prototype, maxInstances, connection.getRefreshInterval(),
                 connection.getTimeout(), connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(),
-                backoff.getMax());
+                backoff.getMax(), qp != null ? qps.get(qp).reliability() : prototypes.get(prototype).reliability());
     }
 
     private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
@@ -155,7 +155,8 @@ final class ConnectionPlanReader {
         CheckedResourcePlan.positive(listener.getMaxConnections(), property + ".max-connections");
         positive(listener.getAcceptTimeout(), property + ".accept-timeout");
         return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : prototype), address, listener.getPort(),
-                listener.getBacklog(), qp, prototype, listener.getMaxConnections(), listener.getAcceptTimeout());
+                listener.getBacklog(), qp, prototype, listener.getMaxConnections(), listener.getAcceptTimeout(),
+                qp != null ? qps.get(qp).reliability() : prototypes.get(prototype).reliability());
     }
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
@@ -180,7 +181,7 @@ final class ConnectionPlanReader {
         RdmaProperties.Backoff backoff = connection.getBackoff();
         return new OutboundPlan(name, property, deviceOf.get(qp), qp, connection.getHost().trim(),
                 connection.getPort(), connection.getTimeout(), connection.getRetries(), backoff.getInitial(),
-                backoff.getMultiplier(), backoff.getMax());
+                backoff.getMultiplier(), backoff.getMax(), qps.get(qp).reliability());
     }
 
     /** Checks the timeout, retries and backoff of {@code connection}'s attempts. */

@@ -9,6 +9,7 @@ import io.rdma.verbs.api.FlowSpec;
 import io.rdma.verbs.api.ProtectionDomain;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReliabilitySettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,15 +88,19 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
      * A QP with its references resolved to the names of beans on the same device.
      *
      * @param gidIndex null when neither the QP nor its device configures one (see {@link DevicePlan#gidIndex})
+     * @param reliability what a connection sets in place of the connection manager's (the device's
+     *                    defaults applied; none for uc and ud)
      */
     record QueuePairPlan(String name, String property, String protectionDomain, QueuePairType type, String sendCq,
                          String recvCq, @Nullable String srq, @Nullable String memoryPool,
                          QueuePairCapabilities capabilities, int port, @Nullable Integer gidIndex, boolean signalAll,
-                         Map<String, Set<CompletionCounterOp>> counters, SendTimeout sendTimeout) {
+                         Map<String, Set<CompletionCounterOp>> counters, SendTimeout sendTimeout,
+                         ReliabilitySettings reliability) {
 
         QueuePairPlan withGidIndexes(Map<Integer, Integer> chosenByPort) {
             return gidIndex != null ? this : new QueuePairPlan(name, property, protectionDomain, type, sendCq, recvCq,
-                    srq, memoryPool, capabilities, port, chosenByPort.get(port), signalAll, counters, sendTimeout);
+                    srq, memoryPool, capabilities, port, chosenByPort.get(port), signalAll, counters, sendTimeout,
+                    reliability);
         }
     }
 

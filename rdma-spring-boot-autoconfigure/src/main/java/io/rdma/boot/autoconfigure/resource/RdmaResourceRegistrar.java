@@ -86,6 +86,7 @@ public final class RdmaResourceRegistrar implements BeanRegistrar {
         RdmaProperties properties = binder.bind(RdmaProperties.PREFIX, Bindable.of(RdmaProperties.class),
                 new EnumValueBindHandler()).orElseGet(RdmaProperties::new);
         CheckedResourcePlan plan = CheckedResourcePlan.read(properties);
+        plan.pinnedMemoryWarning().ifPresent(logger::warn);
         registry.registerBean(EAGER_BEAN, LazyInitializationExcludeFilter.class,
                 spec -> spec.infrastructure().supplier(context -> EAGER));
         registry.registerBean(CheckedResourcePlan.VERBS_BEAN, Verbs.class, spec -> spec.supplier(context -> {
@@ -128,11 +129,20 @@ public final class RdmaResourceRegistrar implements BeanRegistrar {
     private static Verbs openVerbs(CheckedResourcePlan plan) {
         try {
             Verbs verbs = Verbs.open(plan.provider(), plan.simulatedSettings());
-            logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
-                    + verbs.selectionReason());
+            if (verbs.fellBackToSimulated()) {
+                logger.warn("RDMA provider 'auto' fell back to the simulated fabric, in this JVM only: "
+                        + verbs.selectionReason() + ". Set " + RdmaProperties.PREFIX + ".provider=native where an"
+                        + " RDMA device must serve, so that a missing device or rdma-core fails the start instead.");
+            } else {
+                logger.info("RDMA provider '" + verbs.providerName() + "' serves this application: "
+                        + verbs.selectionReason());
+            }
             return verbs;
         } catch (VerbsException e) {
-            throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".provider", e.getMessage(),
+            List<String> declared = plan.devices().stream().map(DevicePlan::name).toList();
+            String problem = declared.isEmpty() ? e.getMessage() : e.getMessage() + "; so none of the declared devices "
+                    + declared + " can be opened";
+            throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".provider", problem,
                     e.advice() != null ? e.advice() + "." : "Set rdma.provider to auto or simulated.", e);
         }
     }

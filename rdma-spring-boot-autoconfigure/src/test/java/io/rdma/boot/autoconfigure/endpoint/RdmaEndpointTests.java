@@ -7,6 +7,7 @@ import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.DeviceDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.RdmaDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.FlowDescriptor;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.PortDescriptor;
+import io.rdma.spring.connection.ConnectionReliability;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionStatus;
@@ -31,6 +32,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 class RdmaEndpointTests {
@@ -102,6 +104,40 @@ class RdmaEndpointTests {
             await().atMost(Duration.ofSeconds(10)).until(() ->
                     cq0(endpoint).completions().getOrDefault(CompletionStatus.WR_FLUSH_ERR, 0L) > 0);
         });
+    }
+
+    /**
+     * The client declares ACK timeout 16 and retry count 3, the listener's prototype an RNR timer of
+     * 20 and the device's default ACK timeout 12: each connection shows what ibv_query_qp reports
+     * for its queue pair, and the time a peer that is gone takes to be noticed, (3 + 1) × 4.096 µs ×
+     * 2^16 ≈ 1074 ms (verbs manual §6.2.3).
+     */
+    @Test
+    void connectionsShowTheReliabilitySettingsTheirQueuePairsGot() {
+        String pd = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
+        exposed(RdmaContextRunners.runner("connected")).withBean(Server.class)
+                .withPropertyValues(pd + ".queue-pairs.client.reliability.ack-timeout=16",
+                        pd + ".queue-pairs.client.reliability.retry-count=3",
+                        pd + ".queue-pair-prototypes.echo-peer.reliability.rnr-timer=20",
+                        RdmaContextRunners.DEVICE_PROPERTY + ".queue-pair-defaults.reliability.ack-timeout=12")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaEndpoint endpoint = context.getBean(RdmaEndpoint.class);
+                    ConnectionReliability client = endpoint.rdma().connections().outbound().getFirst().reliability();
+                    assertThat(client).isNotNull();
+                    assertThat(client.ackTimeout()).isEqualTo(16);
+                    assertThat(client.retryCount()).isEqualTo(3);
+                    assertThat(client.ackTimeoutMillis()).isCloseTo(268.435, within(0.001));
+                    assertThat(client.failureDetectionMillis()).isCloseTo(1073.742, within(0.001));
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            !endpoint.rdma().connections().listeners().getFirst().peers().isEmpty());
+                    ConnectionReliability peer = endpoint.rdma().connections().listeners().getFirst().peers()
+                            .getFirst().reliability();
+                    assertThat(peer).isNotNull();
+                    assertThat(peer.ackTimeout()).isEqualTo(12);
+                    assertThat(peer.rnrTimer()).isEqualTo(20);
+                    assertThat(peer.rnrDelayMillis()).isEqualTo(10.24);
+                });
     }
 
     @Test

@@ -61,7 +61,8 @@ class InvalidConfigurationTests {
     void nativeWithoutRdmaCoreNamesTheMissingLibrary() {
         assumeFalse(nativeProviderLoads(), "rdma-core is installed here");
         FailureAnalysis analysis = fails("rdma.provider", "rdma.provider=native");
-        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded");
+        assertThat(analysis.getDescription()).contains("libibverbs.so.1 cannot be loaded")
+                .contains("none of the declared devices [" + RdmaContextRunners.DEVICE + "] can be opened");
         assertThat(analysis.getAction()).contains("rdma-core");
     }
 
@@ -328,6 +329,39 @@ class InvalidConfigurationTests {
                 "rdma.connections.outbound.out.host=127.0.0.1", "rdma.connections.outbound.out.port=65536");
     }
 
+    /** Verbs manual §6.2.2–§6.2.3: timeout and min_rnr_timer are 5-bit encodings, retry_cnt and rnr_retry 3-bit counts. */
+    @Test
+    void reliabilitySettingsOutsideTheirIbEncodings() {
+        FailureAnalysis analysis = fails(QP + ".reliability.ack-timeout", QP + ".reliability.ack-timeout=32");
+        assertThat(analysis.getDescription()).contains("the value 32").contains("ACK timeout")
+                .contains("4.096 µs × 2^n").contains("0 to 31");
+        assertThat(analysis.getAction()).startsWith("Set a value from 0 to 31");
+        assertThat(fails(QP + ".reliability.retry-count", QP + ".reliability.retry-count=8").getAction())
+                .startsWith("Set a value from 0 to 7");
+        fails(QP + ".reliability.rnr-retry", QP + ".reliability.rnr-retry=-1");
+        fails(QP + ".reliability.rnr-timer", QP + ".reliability.rnr-timer=32");
+        fails(DEVICE + ".queue-pair-defaults.reliability.retry-count",
+                DEVICE + ".queue-pair-defaults.reliability.retry-count=9");
+        fails(PD + ".queue-pair-prototypes.peer.reliability.ack-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+                PD + ".queue-pair-prototypes.peer.reliability.ack-timeout=40");
+    }
+
+    @Test
+    void reliabilitySettingsOnAQueuePairWithoutAcknowledgements() {
+        FailureAnalysis analysis = fails(QP + ".reliability", QP + ".type=uc", QP + ".reliability.retry-count=3");
+        assertThat(analysis.getDescription()).contains("UC").contains("reliable connections (rc)");
+        assertThat(analysis.getAction()).contains("Remove reliability");
+    }
+
+    /** The device's defaults apply to its rc queue pairs only, so a uc queue pair beside them starts. */
+    @Test
+    void reliabilityDefaultsPassUnreliableQueuePairsBy() {
+        RdmaContextRunners.runner().withPropertyValues(VALID)
+                .withPropertyValues(DEVICE + ".queue-pair-defaults.reliability.ack-timeout=0",
+                        DEVICE + ".queue-pair-defaults.reliability.rnr-timer=31", QP + ".type=uc")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     /** Simulated only: it describes the device (rdma.simulated.devices). */
     @Test
     @SimulatedOnly
@@ -346,9 +380,20 @@ class InvalidConfigurationTests {
 
     @Test
     void memoryPoolsAboveThePhysicalMemory() {
+        // 100 TB registered, but only 8.8 MB of buffer objects: the heap holds them, the machine not
         FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
-                PD + ".memory-pools.buffers.count=1000000");
+                PD + ".memory-pools.buffers.count=100000");
         assertThat(analysis.getDescription()).contains("physical memory");
+    }
+
+    /** 1.6 GB registered, but 200,000,000 buffer objects: the registrations fit the machine, the buffers not the heap. */
+    @Test
+    void memoryPoolWhoseBuffersDoNotFitTheHeap() {
+        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.buffer-size=8B",
+                PD + ".memory-pools.buffers.count=200000000");
+        assertThat(analysis.getDescription()).contains("the 200000000 buffers of memory pool 'buffers' hold 16.4 GiB"
+                + " of heap").contains("maximum heap");
+        assertThat(analysis.getAction()).startsWith("Lower count").contains("-Xmx");
     }
 
     /** Simulated only: it describes the device's max_qp (rdma.simulated.devices). */

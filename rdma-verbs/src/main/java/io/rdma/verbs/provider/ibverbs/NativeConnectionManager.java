@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.ibverbs;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
@@ -56,6 +57,8 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     private static final int MAX_PRIVATE_DATA = 56;
     /** RDMA reads and atomics in flight per connection, each way. */
     private static final int MAX_READ_DEPTH = 16;
+    /** The retry counts a connection offers where the application sets none: the most, 7 each (rnr_retry 7 = infinite). */
+    private static final ReliabilitySettings LIBRDMACM_RETRY_COUNTS = new ReliabilitySettings(null, 7, 7, null);
 
     private final NativeContext context;
     private final LoopbackDestination loopback;
@@ -80,8 +83,8 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     }
 
     @Override
-    public ConnectionHandle connect(InetSocketAddress destination, QpHandle qp, byte[] privateData, long timeoutNanos)
-            throws InterruptedException {
+    public ConnectionHandle connect(InetSocketAddress destination, QpHandle qp, byte[] privateData, long timeoutNanos,
+                                    ReliabilitySettings reliability) throws InterruptedException {
         checkPrivateData(privateData, "rdma_connect");
         InetSocketAddress remote = loopback.routable(destination);
         long deadline = System.nanoTime() + timeoutNanos;
@@ -95,12 +98,12 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             RESOLVE_ROUTE.status(detail, id.segment(), remainingMillis(deadline));
             id.await(rdma_h.RDMA_CM_EVENT_ROUTE_RESOLVED(), "rdma_resolve_route", deadline, detail);
             NativeQp nativeQp = (NativeQp) qp;
-            moveTo(id, nativeQp, QueuePairState.INIT);
-            CONNECT.status(detail, id.segment(), connectionParameters(nativeQp, privateData, arena));
+            moveTo(id, nativeQp, QueuePairState.INIT, reliability);
+            CONNECT.status(detail, id.segment(), connectionParameters(nativeQp, privateData, reliability, arena));
             CmId.Event response = id.await(rdma_h.RDMA_CM_EVENT_CONNECT_RESPONSE(), "rdma_connect", deadline,
                     detail);
-            moveTo(id, nativeQp, QueuePairState.RTR);
-            moveTo(id, nativeQp, QueuePairState.RTS);
+            moveTo(id, nativeQp, QueuePairState.RTR, reliability);
+            moveTo(id, nativeQp, QueuePairState.RTS, reliability);
             ESTABLISH.status(detail, id.segment());
             return new Connection(id, remote, response.privateData(), context.census());
         } catch (RuntimeException | InterruptedException e) {
@@ -118,20 +121,49 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
     }
 
-    /** {@code rdma_init_qp_attr} for {@code state}, applied to the application's QP. */
-    private static void moveTo(CmId id, NativeQp qp, QueuePairState state) {
+    /**
+     * {@code rdma_init_qp_attr} for {@code state}, applied to the application's QP, with the
+     * reliability attributes {@code reliability} sets in place of those it gives: the RNR timer at
+     * RTR, the ACK timeout and both retry counts at RTS (only an RC QP gets them, and the mask
+     * rdma_init_qp_attr returns for it already names them).
+     */
+    private static void moveTo(CmId id, NativeQp qp, QueuePairState state, ReliabilitySettings reliability) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_qp_attr.allocate(arena);
-            MemorySegment mask = arena.allocate(ValueLayout.JAVA_INT);
+            MemorySegment maskHolder = arena.allocate(ValueLayout.JAVA_INT);
             ibv_qp_attr.qp_state(attr, state.ordinal());
-            INIT_QP_ATTR.status("attributes for " + state, id.segment(), attr, mask);
-            MODIFY_QP.status("to " + state + " for rdma_cm, attr_mask 0x"
-                    + Integer.toHexString(mask.get(ValueLayout.JAVA_INT, 0)), qp.segment(), attr,
-                    mask.get(ValueLayout.JAVA_INT, 0));
+            INIT_QP_ATTR.status("attributes for " + state, id.segment(), attr, maskHolder);
+            int mask = maskHolder.get(ValueLayout.JAVA_INT, 0);
+            if (state == QueuePairState.RTR && reliability.rnrTimer() != null) {
+                ibv_qp_attr.min_rnr_timer(attr, reliability.rnrTimer().byteValue());
+                mask |= rdma_h.IBV_QP_MIN_RNR_TIMER();
+            }
+            if (state == QueuePairState.RTS) {
+                if (reliability.ackTimeout() != null) {
+                    ibv_qp_attr.timeout(attr, reliability.ackTimeout().byteValue());
+                    mask |= rdma_h.IBV_QP_TIMEOUT();
+                }
+                if (reliability.retryCount() != null) {
+                    ibv_qp_attr.retry_cnt(attr, reliability.retryCount().byteValue());
+                    mask |= rdma_h.IBV_QP_RETRY_CNT();
+                }
+                if (reliability.rnrRetry() != null) {
+                    ibv_qp_attr.rnr_retry(attr, reliability.rnrRetry().byteValue());
+                    mask |= rdma_h.IBV_QP_RNR_RETRY();
+                }
+            }
+            MODIFY_QP.status("to " + state + " for rdma_cm, attr_mask 0x" + Integer.toHexString(mask), qp.segment(),
+                    attr, mask);
         }
     }
 
-    private MemorySegment connectionParameters(NativeQp qp, byte[] privateData, Arena arena) {
+    /**
+     * The request's or reply's parameters. Its retry counts are what the peer's connection manager
+     * gives the peer's QP (IB CM: the REQ's for the passive side, the REP's for the active one),
+     * so they carry this side's settings too: a peer that sets none follows them.
+     */
+    private MemorySegment connectionParameters(NativeQp qp, byte[] privateData, ReliabilitySettings reliability,
+                                               Arena arena) {
         DeviceAttributes device = context.queryDevice();
         int depth = Math.min(MAX_READ_DEPTH, Math.min(device.maxQpRdAtom(), device.maxQpInitRdAtom()));
         MemorySegment param = rdma_conn_param.allocate(arena);
@@ -143,8 +175,9 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
         rdma_conn_param.responder_resources(param, (byte) depth);
         rdma_conn_param.initiator_depth(param, (byte) depth);
-        rdma_conn_param.retry_count(param, (byte) 7);
-        rdma_conn_param.rnr_retry_count(param, (byte) 7);
+        ReliabilitySettings counts = reliability.or(LIBRDMACM_RETRY_COUNTS);
+        rdma_conn_param.retry_count(param, counts.retryCount().byteValue());
+        rdma_conn_param.rnr_retry_count(param, counts.rnrRetry().byteValue());
         rdma_conn_param.qp_num(param, qp.qpNumber());
         return param;
     }
@@ -178,7 +211,8 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
 
         @Override
-        public @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos)
+        public @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos,
+                                                 long handshakeNanos, ReliabilitySettings reliability)
                 throws InterruptedException {
             checkPrivateData(privateData, "rdma_accept");
             long requestDeadline = System.nanoTime() + requestWaitNanos;
@@ -198,10 +232,11 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             try (Arena arena = Arena.ofConfined()) {
                 requireThisDevice(child, "rdma_accept", detail);
                 NativeQp nativeQp = (NativeQp) qp;
-                moveTo(child, nativeQp, QueuePairState.INIT);
-                moveTo(child, nativeQp, QueuePairState.RTR);
-                moveTo(child, nativeQp, QueuePairState.RTS);
-                ACCEPT.status(detail, child.segment(), connectionParameters(nativeQp, privateData, arena));
+                moveTo(child, nativeQp, QueuePairState.INIT, reliability);
+                moveTo(child, nativeQp, QueuePairState.RTR, reliability);
+                moveTo(child, nativeQp, QueuePairState.RTS, reliability);
+                ACCEPT.status(detail, child.segment(),
+                        connectionParameters(nativeQp, privateData, reliability, arena));
                 child.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_accept", deadline, detail);
                 return new Connection(child, child.destinationAddress(), request.privateData(), context.census());
             } catch (RuntimeException | InterruptedException e) {

@@ -12,6 +12,7 @@ import io.rdma.verbs.api.PhysicalPortState;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_comp_channel;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_context;
@@ -250,8 +251,8 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
     @Override
     public ConnectionHandle connect(java.net.InetSocketAddress remote, QpHandle qp, byte[] privateData,
-                                    long timeoutNanos) throws InterruptedException {
-        return connectionManager.connect(remote, qp, privateData, timeoutNanos);
+                                    long timeoutNanos, ReliabilitySettings reliability) throws InterruptedException {
+        return connectionManager.connect(remote, qp, privateData, timeoutNanos, reliability);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.WorkCompletion;
 
@@ -117,7 +118,9 @@ final class ConnectedTransport extends QpTransport {
         if (now - pending.retryAt < 0) {
             return Outcome.WAITING;
         }
-        if (pending.transportRetriesUsed[slot]++ >= attributes.retryCount && attributes.timeout != 0) {
+        // The k-th call comes k ACK timeouts after the first try: the first try and retry_cnt retries
+        // (verbs manual §6.2.3) each wait out one timeout, and the call after the last one fails the WR.
+        if (pending.transportRetriesUsed[slot]++ > attributes.retryCount && attributes.timeout != 0) {
             return failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
         }
         long delay = IbTimers.ackTimeoutNanos(attributes.timeout);
@@ -137,7 +140,7 @@ final class ConnectedTransport extends QpTransport {
         if (now - pending.retryAt < 0) {
             return Outcome.WAITING;
         }
-        if (attributes.rnrRetry != IbTimers.INFINITE_RNR_RETRY
+        if (attributes.rnrRetry != ReliabilitySettings.INFINITE_RNR_RETRY
                 && pending.rnrRetriesUsed[slot]++ >= attributes.rnrRetry) {
             peer.receiveQueue.forget(qp);
             return failLocally(slot, CompletionStatus.RNR_RETRY_EXC_ERR);

@@ -9,6 +9,7 @@ import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.support.PeerDisconnectNotice;
@@ -47,6 +48,13 @@ import org.jspecify.annotations.Nullable;
 final class SimulatedConnectionManager {
 
     private static final int MAX_RD_ATOMIC = 16;
+    /**
+     * This fabric's rdma_init_qp_attr, where the application sets nothing: the verbs manual's example
+     * values (§6.2.2, §6.2.3), ACK timeout 14 (≈ 67 ms), retry_cnt 7, rnr_retry 7 (infinite) and
+     * min_rnr_timer 12 (0.64 ms). A device's connection manager may give others (the ACK timeout
+     * follows its packet lifetime); {@code QueuePair.query} tells what a QP got.
+     */
+    private static final ReliabilitySettings CONNECTION_MANAGER_DEFAULTS = new ReliabilitySettings(14, 7, 7, 12);
 
     private final SimulatedFabric fabric;
     /** The listeners of every host on the fabric; each knows its host by its port. */
@@ -108,7 +116,7 @@ final class SimulatedConnectionManager {
     }
 
     ConnectionHandle connect(SimulatedContext context, InetSocketAddress remote, SimulatedQp qp, byte[] privateData,
-                             long timeoutNanos) throws InterruptedException {
+                             long timeoutNanos, ReliabilitySettings reliability) throws InterruptedException {
         InetAddress ip = remote.getAddress();
         SimulatedHost host = context.device().host();
         SimulatedPort local = firstPort(context.device());
@@ -142,7 +150,7 @@ final class SimulatedConnectionManager {
             throw (VerbsException) e.getCause();
         }
         try {
-            walkToReadyToSend(qp, local, reply.serverQp, reply.serverPort, reply.psn, psn);
+            walkToReadyToSend(qp, local, reply.serverQp, reply.serverPort, reply.psn, psn, reliability);
         } catch (VerbsException e) {
             reply.established.completeExceptionally(e);
             throw e;
@@ -167,9 +175,13 @@ final class SimulatedConnectionManager {
         }
     }
 
-    /** RESET → INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute. */
+    /**
+     * RESET → INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute, the
+     * reliability attributes {@code reliability} sets in place of rdma_cm's.
+     */
     private static void walkToReadyToSend(SimulatedQp qp, SimulatedPort local, SimulatedQp peer, SimulatedPort remote,
-                                          int remotePsn, int localPsn) {
+                                          int remotePsn, int localPsn, ReliabilitySettings reliability) {
+        ReliabilitySettings effective = reliability.or(CONNECTION_MANAGER_DEFAULTS);
         if (qp.state() != QueuePairState.RESET) {
             throw Failures.invalid("rdma_connect", "QP 0x" + Integer.toHexString(qp.qpNumber()) + " left RESET "
                     + "while connecting");
@@ -184,10 +196,11 @@ final class SimulatedConnectionManager {
                 .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
                         AccessFlag.REMOTE_ATOMIC)).build());
         qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTR).addressVector(path).pathMtu(mtu)
-                .destQpNumber(peer.qpNumber()).receivePsn(remotePsn).maxDestRdAtomic(rdAtomic).minRnrTimer(12)
-                .build());
-        qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTS).sendPsn(localPsn).timeout(14)
-                .retryCount(7).rnrRetry(7).maxRdAtomic(rdAtomic).build());
+                .destQpNumber(peer.qpNumber()).receivePsn(remotePsn).maxDestRdAtomic(rdAtomic)
+                .minRnrTimer(effective.rnrTimer()).build());
+        qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTS).sendPsn(localPsn)
+                .timeout(effective.ackTimeout()).retryCount(effective.retryCount()).rnrRetry(effective.rnrRetry())
+                .maxRdAtomic(rdAtomic).build());
     }
 
     private @Nullable SimulatedPort portOwning(InetAddress ip) {
@@ -245,7 +258,8 @@ final class SimulatedConnectionManager {
 
         @Override
         public @Nullable ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long requestWaitNanos,
-                                       long handshakeNanos) throws InterruptedException {
+                                                 long handshakeNanos, ReliabilitySettings reliability)
+                throws InterruptedException {
             SimulatedQp qp = (SimulatedQp) qpHandle;
             long requestDeadline = System.nanoTime() + requestWaitNanos;
             while (true) {
@@ -259,7 +273,7 @@ final class SimulatedConnectionManager {
                     continue; // the client gave up waiting
                 }
                 int psn = ThreadLocalRandom.current().nextInt(1 << 24);
-                walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn);
+                walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn, reliability);
                 Connection serverSide = new Connection(host(), request.privateData, request.clientAddress);
                 Reply reply = new Reply(qp, port, psn, privateData, serverSide, new CompletableFuture<>());
                 if (!request.reply.complete(reply)) {

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.Guid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortCounters;
+import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.provider.support.SoftwareCompletionCounter;
 import io.rdma.verbs.spi.AsyncEventSink;
@@ -157,9 +158,10 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     @Override
-    public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos)
-            throws InterruptedException {
-        return device.fabric().connections().connect(this, remote, (SimulatedQp) qp, privateData, timeoutNanos);
+    public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos,
+                                    ReliabilitySettings reliability) throws InterruptedException {
+        return device.fabric().connections().connect(this, remote, (SimulatedQp) qp, privateData, timeoutNanos,
+                reliability);
     }
 
     @Override
