@@ -40,6 +40,13 @@ final class ConnectedTransport extends QpTransport {
 
     @Override
     Outcome execute(int slot) {
+        if (type == QueuePairType.RC && attributes.timeout != 0
+                && pending.transportRetriesUsed[slot] > attributes.retryCount) {
+            // The first try and retry_cnt retries (verbs manual §6.2.3) were all lost, and the last
+            // one's ACK timeout has passed: the WR fails, and nothing is sent again.
+            return System.nanoTime() - pending.retryAt < 0 ? Outcome.WAITING
+                    : failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
+        }
         SendOpcode opcode = pending.opcodes[slot];
         boolean resultsLandLocally = opcode == SendOpcode.RDMA_READ || opcode.isAtomic();
         if (!resolveLocal(slot, source.clear(), resultsLandLocally)) {
@@ -118,11 +125,9 @@ final class ConnectedTransport extends QpTransport {
         if (now - pending.retryAt < 0) {
             return Outcome.WAITING;
         }
-        // The k-th call comes k ACK timeouts after the first try: the first try and retry_cnt retries
-        // (verbs manual §6.2.3) each wait out one timeout, and the call after the last one fails the WR.
-        if (pending.transportRetriesUsed[slot]++ > attributes.retryCount && attributes.timeout != 0) {
-            return failLocally(slot, CompletionStatus.RETRY_EXC_ERR);
-        }
+        // Each lost try waits out one ACK timeout; once the first try and retry_cnt retries are lost,
+        // execute fails the WR when the last one's timeout has passed, sending nothing more.
+        pending.transportRetriesUsed[slot]++;
         long delay = IbTimers.ackTimeoutNanos(attributes.timeout);
         pending.retryAt = now + delay;
         fabric.schedule(resumeTask, delay);
