@@ -50,12 +50,17 @@ public class RequestReplyBenchmark {
     @Param({"pollerThread", "workers"})
     public String dispatch;
 
+    /** The completion queue's idle strategy ({@code rdma.devices.*.completion-queues.*.idle}). */
+    @Param({"spin", "backoff"})
+    public String idle;
+
     private ConfigurableApplicationContext context;
     private RdmaTemplate template;
 
     @Setup(Level.Trial)
     public void start() throws InterruptedException, ExecutionException {
-        context = SimulatedFabric.start(dispatch.equals("pollerThread") ? PollerThreadEcho.class : WorkerEcho.class);
+        context = SimulatedFabric.start(dispatch.equals("pollerThread") ? PollerThreadEcho.class : WorkerEcho.class,
+                SimulatedFabric.CQ + ".idle=" + idle);
         template = context.getBean(RdmaTemplate.class);
         // The channel is up once the connection manager connected it: retry until a first reply.
         while (true) {

@@ -68,6 +68,10 @@ public class TemplateToListenerBenchmark {
     @Param({"workers", "pollerThread"})
     public String dispatch;
 
+    /** The completion queue's idle strategy ({@code rdma.devices.*.completion-queues.*.idle}). */
+    @Param({"spin", "backoff"})
+    public String idle;
+
     private ConfigurableApplicationContext context;
     private RdmaTemplate template;
     private long sent;
@@ -78,7 +82,7 @@ public class TemplateToListenerBenchmark {
         Class<?> listener = path.equals("zeroCopy")
                 ? (onPoller ? ZeroCopyPollerListener.class : ZeroCopyListener.class)
                 : (onPoller ? BytesPollerListener.class : BytesListener.class);
-        context = SimulatedFabric.start(listener);
+        context = SimulatedFabric.start(listener, SimulatedFabric.CQ + ".idle=" + idle);
         template = context.getBean(RdmaTemplate.class);
         // The peer's receive queue is filled once the connection is up: wait for a first message.
         HANDLED.set(0);
