@@ -72,7 +72,8 @@ final class PendingRequests {
             lateReplies.increment();
             return;
         }
-        byte[] bytes = payload.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, bytes, 0, length); // no slice made per reply
         if (RdmaWireFormat.kind(immediateData) == RdmaWireFormat.ERROR_REPLY) {
             String[] error = RdmaWireFormat.parseErrorPayload(bytes);
             request.fail(new RdmaRemoteException(channel, error[0], error[1]));
