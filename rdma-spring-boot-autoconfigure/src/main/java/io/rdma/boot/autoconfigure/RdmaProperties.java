@@ -1,6 +1,8 @@
 package io.rdma.boot.autoconfigure;
 
+import io.rdma.spring.resource.CompletionIdle;
 import io.rdma.spring.resource.CompletionMode;
+import io.rdma.spring.resource.IdleBackoff;
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CounterDescription;
@@ -710,6 +712,27 @@ public class RdmaProperties {
         /** Under 'adaptive', how long polling continues after the last completion before sleeping on events. */
         private Duration pollWindow = Duration.ofMillis(1);
 
+        /**
+         * What the poller does between polls that found the queue empty, while it polls ('polling',
+         * and 'adaptive' within poll-window): 'spin' polls again at once (the lowest latency, and a
+         * whole core); 'backoff' spins idle-spins times, then yields idle-yields times, then parks for
+         * idle-min-park, doubling up to idle-max-park, starting again at each completion, so that
+         * other threads and processes on the core run while completions pause.
+         */
+        private CompletionIdle idle = CompletionIdle.SPIN;
+
+        /** Under idle 'backoff', the empty polls followed by a spin-wait hint before the poller yields. */
+        private int idleSpins = IdleBackoff.DEFAULT.spins();
+
+        /** Under idle 'backoff', the empty polls followed by a yield of the core before the poller parks. */
+        private int idleYields = IdleBackoff.DEFAULT.yields();
+
+        /** Under idle 'backoff', the first park after the yields; each next one is twice as long. */
+        private Duration idleMinPark = IdleBackoff.DEFAULT.minPark();
+
+        /** Under idle 'backoff', the longest park: how late a poller may notice a completion after a pause. */
+        private Duration idleMaxPark = IdleBackoff.DEFAULT.maxPark();
+
         /** Completions taken per poll. */
         private int batchSize = 16;
 
@@ -741,6 +764,46 @@ public class RdmaProperties {
 
         public void setPollWindow(Duration pollWindow) {
             this.pollWindow = pollWindow;
+        }
+
+        public CompletionIdle getIdle() {
+            return idle;
+        }
+
+        public void setIdle(CompletionIdle idle) {
+            this.idle = idle;
+        }
+
+        public int getIdleSpins() {
+            return idleSpins;
+        }
+
+        public void setIdleSpins(int idleSpins) {
+            this.idleSpins = idleSpins;
+        }
+
+        public int getIdleYields() {
+            return idleYields;
+        }
+
+        public void setIdleYields(int idleYields) {
+            this.idleYields = idleYields;
+        }
+
+        public Duration getIdleMinPark() {
+            return idleMinPark;
+        }
+
+        public void setIdleMinPark(Duration idleMinPark) {
+            this.idleMinPark = idleMinPark;
+        }
+
+        public Duration getIdleMaxPark() {
+            return idleMaxPark;
+        }
+
+        public void setIdleMaxPark(Duration idleMaxPark) {
+            this.idleMaxPark = idleMaxPark;
         }
 
         public int getBatchSize() {

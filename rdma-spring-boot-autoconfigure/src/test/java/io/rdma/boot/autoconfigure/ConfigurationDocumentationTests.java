@@ -167,6 +167,7 @@ class ConfigurationDocumentationTests {
     private static String format(Object value) {
         return switch (value) {
             case null -> "";
+            case Duration duration when duration.toNanos() % 1_000_000 != 0 -> duration.toNanos() / 1000 + "us";
             case Duration duration when duration.toMillis() % 1000 == 0 -> duration.toSeconds() + "s";
             case Duration duration -> duration.toMillis() + "ms";
             case DataSize size when size.toBytes() % 1024 == 0 && size.toBytes() > 0 -> size.toKilobytes() % 1024 == 0

@@ -1,6 +1,7 @@
 package io.rdma.spring.completion;
 
 import io.rdma.spring.resource.CompletionMode;
+import io.rdma.spring.resource.CompletionPolling;
 import io.rdma.verbs.api.CompletionBatch;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.CompletionStatus;
@@ -21,7 +22,9 @@ import org.apache.commons.logging.LogFactory;
  * {@code polling} spins on {@code ibv_poll_cq}; {@code event} sleeps on the CQ's completion
  * channel, re-arming before each poll ({@link CompletionQueue#awaitCompletions}, verbs manual §5.4);
  * {@code adaptive} spins while completions keep coming and sleeps once the poll window passes
- * without one. Counts are written by this thread only and read on scrape.
+ * without one. Between polls that found the CQ empty it spins or backs off
+ * ({@link io.rdma.spring.resource.CompletionIdle}). Counts are written by this thread only and
+ * read on scrape.
  */
 public final class CompletionPoller implements Runnable {
 
@@ -35,6 +38,7 @@ public final class CompletionPoller implements Runnable {
     private final long pollWindowNanos;
     private final CompletionRouter router;
     private final CompletionBatch batch;
+    private final PollerIdle idle;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long completions;
@@ -48,14 +52,14 @@ public final class CompletionPoller implements Runnable {
     /** Incremented after every poll that found the CQ empty: shutdown waits for one after its flush. */
     private volatile long emptyPolls;
 
-    CompletionPoller(String name, CompletionQueue cq, CompletionMode mode, Duration pollWindow, int batchSize,
-                     CompletionRouter router) {
+    CompletionPoller(String name, CompletionQueue cq, CompletionPolling polling, CompletionRouter router) {
         this.name = name;
         this.cq = cq;
-        this.mode = mode;
-        this.pollWindowNanos = pollWindow.toNanos();
+        this.mode = polling.mode();
+        this.pollWindowNanos = polling.pollWindow().toNanos();
         this.router = router;
-        this.batch = new CompletionBatch(batchSize);
+        this.batch = new CompletionBatch(polling.batchSize());
+        this.idle = new PollerIdle(polling.idle(), polling.backoff());
         this.thread = Thread.ofPlatform().name("rdma-cq-" + name).daemon(true).unstarted(this);
     }
 
@@ -137,19 +141,17 @@ public final class CompletionPoller implements Runnable {
         long lastCompletion = System.nanoTime();
         try {
             while (running) {
-                int count = switch (mode) {
-                    case POLLING -> cq.poll(batch);
-                    case EVENT -> cq.awaitCompletions(batch, WAKE_INTERVAL);
-                    case ADAPTIVE -> System.nanoTime() - lastCompletion < pollWindowNanos ? cq.poll(batch)
-                            : cq.awaitCompletions(batch, WAKE_INTERVAL);
-                };
+                boolean polling = mode == CompletionMode.POLLING
+                        || mode == CompletionMode.ADAPTIVE && System.nanoTime() - lastCompletion < pollWindowNanos;
+                int count = polling ? cq.poll(batch) : cq.awaitCompletions(batch, WAKE_INTERVAL);
                 if (count > 0) {
                     deliver(count);
                     lastCompletion = System.nanoTime();
+                    idle.reset();
                 } else {
                     emptyPolls++;
-                    if (mode != CompletionMode.EVENT) {
-                        Thread.onSpinWait();
+                    if (polling) {
+                        idle.idle();
                     }
                 }
             }

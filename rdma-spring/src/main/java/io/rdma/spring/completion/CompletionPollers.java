@@ -1,6 +1,5 @@
 package io.rdma.spring.completion;
 
-import io.rdma.spring.resource.CompletionPolling;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.QueuePair;
@@ -53,9 +52,8 @@ public final class CompletionPollers implements SmartLifecycle {
     private static List<CompletionPoller> createPollers(RdmaResources resources, CompletionRouter router) {
         List<CompletionPoller> created = new ArrayList<>();
         for (RdmaResources.Named<CompletionQueue> cq : resources.resources(CompletionQueue.class)) {
-            CompletionPolling polling = resources.completionPolling(cq.name());
-            created.add(new CompletionPoller(cq.name(), cq.resource(), polling.mode(), polling.pollWindow(),
-                    polling.batchSize(), router));
+            created.add(new CompletionPoller(cq.name(), cq.resource(), resources.completionPolling(cq.name()),
+                    router));
         }
         return List.copyOf(created);
     }

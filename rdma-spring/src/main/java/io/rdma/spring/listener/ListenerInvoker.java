@@ -179,7 +179,9 @@ final class ListenerInvoker {
         } finally {
             lock.unlock();
         }
-        idle.forEach(Runnable::run);
+        if (!idle.isEmpty()) { // forEach on the empty list would allocate an iterator per invocation
+            idle.forEach(Runnable::run);
+        }
     }
 
     /** The listener is gone: the message's buffer goes back, and the message is reported lost. */

@@ -2,6 +2,8 @@ package io.rdma.spring.template;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -14,17 +16,24 @@ import org.jspecify.annotations.Nullable;
  * bits name: a reply finds its request without a map, a key object or an entry, and matches it
  * only while the slot holds the request with exactly that id, so a reply that comes after its
  * request was settled (timed out, given up) finds nothing, is dropped and counted as late.
- * At most {@link #SLOTS} requests of a channel wait at once.
+ * At most {@link #SLOTS} requests of a channel wait at once. While requests come, its
+ * {@link ReplyTimeouts} watch it, and fail those past their deadline.
  */
 final class PendingRequests {
 
     /** How many requests of one channel may wait for replies at once. */
     static final int SLOTS = 4096;
+    /** How long the timeouts stay watched after the last deadline, so a steady flow of requests never stops them. */
+    private static final long LINGER = Duration.ofSeconds(1).toNanos();
 
     private final String channel;
     private final AtomicReferenceArray<@Nullable Request> slots = new AtomicReferenceArray<>(SLOTS);
     private final AtomicInteger nextId = new AtomicInteger();
     private final LongAdder lateReplies;
+    /** Whether {@link ReplyTimeouts} watch this channel's requests. */
+    private final AtomicBoolean watched = new AtomicBoolean();
+    /** The deadline of a recent request: watched until {@link #LINGER} after it. */
+    private volatile long recentDeadline;
 
     PendingRequests(String channel, LongAdder lateReplies) {
         this.channel = channel;
@@ -41,6 +50,10 @@ final class PendingRequests {
             // set before the slot publishes the request, so that whoever finds it there reads its id
             request.correlationId(id);
             if (slots.compareAndSet(id & (SLOTS - 1), null, request)) {
+                recentDeadline = request.deadline();
+                if (!watched.get() && watched.compareAndSet(false, true)) {
+                    ReplyTimeouts.watch(this);
+                }
                 return true;
             }
         }
@@ -60,8 +73,8 @@ final class PendingRequests {
             lateReplies.increment();
             return;
         }
-        request.cancelTimeout();
-        byte[] bytes = payload.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, bytes, 0, length); // no slice made per reply
         if (RdmaWireFormat.kind(immediateData) == RdmaWireFormat.ERROR_REPLY) {
             String[] error = RdmaWireFormat.parseErrorPayload(bytes);
             request.fail(new RdmaRemoteException(channel, error[0], error[1]));
@@ -70,14 +83,9 @@ final class PendingRequests {
         }
     }
 
-    /**
-     * {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not
-     * fire. False when its reply (or another settlement) took the slot first, and then that
-     * settles it.
-     */
-    boolean forget(Request request) {
-        request.cancelTimeout();
-        return slots.compareAndSet(request.correlationId() & (SLOTS - 1), request, null);
+    /** {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not fire. */
+    void forget(Request request) {
+        slots.compareAndSet(request.correlationId() & (SLOTS - 1), request, null);
     }
 
     /** Fails every waiting request with {@code failure}: their channel went down. */
@@ -85,8 +93,40 @@ final class PendingRequests {
         for (int slot = 0; slot < SLOTS; slot++) {
             Request request = slots.getAndSet(slot, null);
             if (request != null) {
-                request.cancelTimeout();
                 request.fail(failure);
+            }
+        }
+    }
+
+    /**
+     * On the timeouts' thread, at {@code now}: fails the requests past their deadline, and stops
+     * being watched once none waits and none came for a while.
+     */
+    void expire(long now) {
+        boolean anyWaiting = false;
+        for (int slot = 0; slot < SLOTS; slot++) {
+            Request request = slots.get(slot);
+            if (request == null) {
+                continue;
+            }
+            if (now - request.deadline() < 0) {
+                anyWaiting = true;
+            } else if (slots.compareAndSet(slot, request, null)) {
+                request.fail(new RdmaReplyTimeoutException(channel, request.timeout(), request.correlationId()));
+            }
+        }
+        if (anyWaiting || now - recentDeadline < LINGER) {
+            return;
+        }
+        ReplyTimeouts.unwatch(this);
+        watched.set(false);
+        // A request registered before the flag fell saw it set and did not watch again: look once more.
+        for (int slot = 0; slot < SLOTS; slot++) {
+            if (slots.get(slot) != null) {
+                if (watched.compareAndSet(false, true)) {
+                    ReplyTimeouts.watch(this);
+                }
+                return;
             }
         }
     }

@@ -165,12 +165,11 @@ public class RdmaTemplate implements RdmaOperations {
             replies.receiveReplies(target, this::replied);
         }
         PendingRequests pending = on.pendingRequests();
-        Request made = new Request(request, pending);
+        Request made = new Request(request, pending, timeout);
         if (!pending.register(made)) {
             return CompletableFuture.failedFuture(new IllegalStateException(PendingRequests.SLOTS
                     + " requests await replies on channel '" + channel + "' already; wait for some of them"));
         }
-        ReplyTimeouts.schedule(made, pending, channel, timeout);
         return post(target, on, made);
     }
 

@@ -6,9 +6,7 @@ import io.rdma.verbs.api.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ScheduledFuture;
-
-import org.jspecify.annotations.Nullable;
+import java.time.Duration;
 
 /**
  * A request of request/reply: a send with immediate data that carries its correlation id
@@ -21,14 +19,18 @@ final class Request extends TemplateOperation {
 
     private final byte[] payload;
     private final PendingRequests pending;
+    private final Duration timeout;
+    /** When the request times out, on {@link System#nanoTime()}'s clock. */
+    private final long deadline;
     /** Set once, by {@link PendingRequests#register}, before the request is posted. */
     private int correlationId;
-    private volatile @Nullable ScheduledFuture<?> timeout;
 
-    Request(byte[] payload, PendingRequests pending) {
+    Request(byte[] payload, PendingRequests pending, Duration timeout) {
         super(SendOpcode.SEND_WITH_IMM, payload.length);
         this.payload = payload;
         this.pending = pending;
+        this.timeout = timeout;
+        this.deadline = System.nanoTime() + timeout.toNanos();
     }
 
     int correlationId() {
@@ -39,16 +41,12 @@ final class Request extends TemplateOperation {
         correlationId = id;
     }
 
-    void timeout(ScheduledFuture<?> scheduled) {
-        timeout = scheduled;
+    Duration timeout() {
+        return timeout;
     }
 
-    /** Settled: the timeout, if set, will not fire. */
-    void cancelTimeout() {
-        ScheduledFuture<?> scheduled = timeout;
-        if (scheduled != null) {
-            scheduled.cancel(false);
-        }
+    long deadline() {
+        return deadline;
     }
 
     @Override

@@ -11,6 +11,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -136,6 +139,39 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     @Override
     public boolean complete(@Nullable Object value) {
         return callerMayGiveUp() && super.complete(value) && gaveUp();
+    }
+
+    /**
+     * A caller that waits for the outcome spins this long before it parks: an answer on the
+     * simulated fabric or a local device comes within microseconds, and a parked caller is woken
+     * by a thread switch that costs more than the wait it ends. Longer waits park as before.
+     */
+    private static final long SPIN_BEFORE_PARKING_NANOS = 20_000;
+
+    @Override
+    public @Nullable Object get() throws InterruptedException, ExecutionException {
+        spinForOutcome(SPIN_BEFORE_PARKING_NANOS);
+        return super.get();
+    }
+
+    @Override
+    public @Nullable Object get(long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        spinForOutcome(Math.min(SPIN_BEFORE_PARKING_NANOS, unit.toNanos(timeout)));
+        return super.get(timeout, unit);
+    }
+
+    @Override
+    public @Nullable Object join() {
+        spinForOutcome(SPIN_BEFORE_PARKING_NANOS);
+        return super.join();
+    }
+
+    private void spinForOutcome(long nanos) {
+        long start = System.nanoTime();
+        while (!isDone() && System.nanoTime() - start < nanos) {
+            Thread.onSpinWait();
+        }
     }
 
     /** The template's own completion with the operation's outcome. */

@@ -12,6 +12,7 @@ import io.rdma.spring.resource.CompletionMode;
 import io.rdma.spring.resource.CompletionPolling;
 import io.rdma.spring.resource.ConnectionPlan;
 import io.rdma.spring.resource.DeclaredResource;
+import io.rdma.spring.resource.IdleBackoff;
 import io.rdma.spring.resource.QueuePairAddress;
 import io.rdma.spring.resource.RdmaCustomizer;
 import io.rdma.spring.resource.ResourcePlan;
@@ -97,7 +98,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
     public Map<String, CompletionPolling> completionPolling() {
         Map<String, CompletionPolling> polling = new LinkedHashMap<>();
         devices.forEach(device -> device.completionQueues().forEach(cq -> polling.put(cq.name(),
-                new CompletionPolling(cq.mode(), cq.pollWindow(), cq.batchSize()))));
+                new CompletionPolling(cq.mode(), cq.pollWindow(), cq.batchSize(), cq.idle(), cq.backoff()))));
         return polling;
     }
 
@@ -292,6 +293,19 @@ public final class CheckedResourcePlan implements ResourcePlan {
             throw new InvalidRdmaConfigurationException(property + ".poll-window", "the poll window "
                     + cq.getPollWindow() + " is negative", "Set a window of zero or more, e.g. 1ms.");
         }
+        notNegative(cq.getIdleSpins(), property + ".idle-spins");
+        notNegative(cq.getIdleYields(), property + ".idle-yields");
+        if (cq.getIdleMinPark().isNegative()) {
+            throw new InvalidRdmaConfigurationException(property + ".idle-min-park", "the first park of the idle"
+                    + " back-off, " + cq.getIdleMinPark() + ", is negative", "Set a park of zero or more, e.g. 10us.");
+        }
+        if (cq.getIdleMaxPark().compareTo(cq.getIdleMinPark()) < 0) {
+            throw new InvalidRdmaConfigurationException(property + ".idle-max-park", "the parks of the idle back-off"
+                    + " would grow from " + cq.getIdleMinPark() + " (idle-min-park) down to " + cq.getIdleMaxPark(),
+                    "Set idle-max-park to idle-min-park or more, e.g. 1ms.");
+        }
+        IdleBackoff backoff = new IdleBackoff(cq.getIdleSpins(), cq.getIdleYields(), cq.getIdleMinPark(),
+                cq.getIdleMaxPark());
         String channel = null;
         if (cq.getMode() != CompletionMode.POLLING) {
             // awaitCompletions needs a channel no other CQ shares, so each sleeping CQ gets its own.
@@ -299,7 +313,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
             claim(channel, property + ".mode");
         }
         return new CompletionQueuePlan(name, property, cq.getEntries(), cq.getMode(), cq.getPollWindow(),
-                cq.getBatchSize(), cq.getCompletionVector(), cq.isTimestamps(), channel);
+                cq.getBatchSize(), cq.getIdle(), backoff, cq.getCompletionVector(), cq.isTimestamps(), channel);
     }
 
     private CounterPlan counter(String name, String property, RdmaProperties.CompletionCounter counter) {

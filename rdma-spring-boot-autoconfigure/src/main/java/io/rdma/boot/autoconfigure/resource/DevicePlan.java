@@ -1,6 +1,8 @@
 package io.rdma.boot.autoconfigure.resource;
 
+import io.rdma.spring.resource.CompletionIdle;
 import io.rdma.spring.resource.CompletionMode;
+import io.rdma.spring.resource.IdleBackoff;
 import io.rdma.spring.resource.SendTimeout;
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.CompletionCounterOp;
@@ -58,7 +60,8 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
 
     /** A CQ; {@code channelName} is set when the mode sleeps on a completion channel of its own. */
     record CompletionQueuePlan(String name, String property, int entries, CompletionMode mode, Duration pollWindow,
-                               int batchSize, int completionVector, boolean timestamps, @Nullable String channelName) {
+                               int batchSize, CompletionIdle idle, IdleBackoff backoff, int completionVector,
+                               boolean timestamps, @Nullable String channelName) {
     }
 
     /** A completion counter; {@code externalMemory} is null for provider memory. */

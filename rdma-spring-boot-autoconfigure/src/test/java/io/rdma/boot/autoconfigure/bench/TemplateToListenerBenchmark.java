@@ -1,6 +1,5 @@
 package io.rdma.boot.autoconfigure.bench;
 
-import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedBuffer;
 import io.rdma.spring.template.RdmaTemplate;
@@ -24,9 +23,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -58,10 +54,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 public class TemplateToListenerBenchmark {
 
     static final int MESSAGE = 64;
-    /** Messages in flight at most: below the client's send queue and the peer's receive queue. */
-    static final int WINDOW = 128;
+    static final int WINDOW = SimulatedFabric.WINDOW;
 
-    private static final String PD = "rdma.devices.sim0.protection-domains.pd0";
     private static final byte[] PAYLOAD = new byte[MESSAGE];
     private static final Consumer<MemorySegment> WRITER = segment -> segment.set(ValueLayout.JAVA_LONG, 0, 42L);
 
@@ -74,6 +68,10 @@ public class TemplateToListenerBenchmark {
     @Param({"workers", "pollerThread"})
     public String dispatch;
 
+    /** The completion queue's idle strategy ({@code rdma.devices.*.completion-queues.*.idle}). */
+    @Param({"spin", "backoff"})
+    public String idle;
+
     private ConfigurableApplicationContext context;
     private RdmaTemplate template;
     private long sent;
@@ -84,25 +82,7 @@ public class TemplateToListenerBenchmark {
         Class<?> listener = path.equals("zeroCopy")
                 ? (onPoller ? ZeroCopyPollerListener.class : ZeroCopyListener.class)
                 : (onPoller ? BytesPollerListener.class : BytesListener.class);
-        context = new SpringApplicationBuilder(Fabric.class, listener).web(WebApplicationType.NONE)
-                .properties(
-                        "rdma.provider=simulated",
-                        "rdma.devices.sim0.completion-queues.cq0.entries=4096",
-                        "rdma.devices.sim0.completion-queues.cq0.mode=adaptive",
-                        PD + ".memory-pools.buffers.buffer-size=256",
-                        PD + ".memory-pools.buffers.count=2048",
-                        PD + ".queue-pairs.client.max-send-wr=512",
-                        PD + ".queue-pairs.client.max-recv-wr=1",
-                        PD + ".queue-pair-prototypes.peer.max-send-wr=1",
-                        PD + ".queue-pair-prototypes.peer.max-recv-wr=512",
-                        "rdma.connections.listeners.sink.address=0.0.0.0",
-                        "rdma.connections.listeners.sink.port=7491",
-                        "rdma.connections.listeners.sink.queue-pair-prototype=peer",
-                        "rdma.connections.listeners.sink.max-connections=1",
-                        "rdma.connections.outbound.client.queue-pair=client",
-                        "rdma.connections.outbound.client.host=127.0.0.1",
-                        "rdma.connections.outbound.client.port=7491")
-                .run();
+        context = SimulatedFabric.start(listener, SimulatedFabric.CQ + ".idle=" + idle);
         template = context.getBean(RdmaTemplate.class);
         // The peer's receive queue is filled once the connection is up: wait for a first message.
         HANDLED.set(0);
@@ -134,10 +114,6 @@ public class TemplateToListenerBenchmark {
     @TearDown(Level.Trial)
     public void stop() {
         context.close();
-    }
-
-    @ImportAutoConfiguration(RdmaAutoConfiguration.class)
-    static class Fabric {
     }
 
     static class BytesListener {

@@ -82,6 +82,51 @@ class CompletionPollersTests {
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
+    /**
+     * A poller that backs off parks once its spins and yields are spent with the queue empty, and
+     * still takes the next completion; one that spins never parks. In 'polling' mode, and in
+     * 'adaptive' within its poll window (long here, so it never sleeps on events).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"polling", "adaptive"})
+    void aPollerThatBacksOffParksWhileTheQueueIsEmptyAndTakesTheNextCompletion(String mode) {
+        List<String> receives = new CopyOnWriteArrayList<>();
+        RdmaContextRunners.runner().withPropertyValues(
+                CQ + ".mode=" + mode, CQ + ".poll-window=1h", CQ + ".entries=64",
+                CQ + ".idle=backoff", CQ + ".idle-spins=10", CQ + ".idle-yields=10",
+                CQ + ".idle-min-park=10us", CQ + ".idle-max-park=5ms",
+                PD + ".memory-pools.buffers.count=8", PD + ".memory-pools.buffers.buffer-size=1KiB",
+                PD + ".queue-pairs.a.max-send-wr=8", PD + ".queue-pairs.a.max-recv-wr=8",
+                PD + ".queue-pairs.b.max-send-wr=8", PD + ".queue-pairs.b.max-recv-wr=8").run(context -> {
+            assertThat(context).hasNotFailed();
+            QueuePair a = context.getBean("a", QueuePair.class);
+            QueuePair b = context.getBean("b", QueuePair.class);
+            MemoryPool pool = context.getBean("buffers", MemoryPool.class);
+            context.getBean(CompletionRouter.class).routeReceives(b, completion -> receives.add(describe(completion)));
+            ConnectOptions options = ConnectOptions.builder().gidIndex(RdmaContextRunners.GID_INDEX).build();
+            a.connect(b.localEndpoint(options), options);
+            b.connect(a.localEndpoint(options), options);
+            PooledBuffer target = pool.lease();
+            b.postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, target.capacity()));
+            Thread poller = context.getBean(CompletionPollers.class).poller("cq").orElseThrow().thread();
+
+            await().until(() -> poller.getState() == Thread.State.TIMED_WAITING);
+            PooledBuffer message = pool.lease();
+            a.postSend(new SendWorkRequest().wrId(7).addSge(message, 0, 6));
+            await().until(() -> receives.size() == 1);
+            assertThat(receives).containsExactly("1 SUCCESS 6");
+        });
+        RdmaContextRunners.runner().withPropertyValues(CQ + ".mode=" + mode, CQ + ".poll-window=1h",
+                CQ + ".idle=spin").run(context -> {
+            assertThat(context).hasNotFailed();
+            Thread poller = context.getBean(CompletionPollers.class).poller("cq").orElseThrow().thread();
+            for (int look = 0; look < 200; look++) {
+                assertThat(poller.getState()).as("a spinning poller's state").isNotEqualTo(Thread.State.TIMED_WAITING);
+                Thread.sleep(1);
+            }
+        });
+    }
+
     private static String describe(WorkCompletion completion) {
         return completion.wrId() + " " + completion.status() + " "
                 + (completion.isSuccess() ? completion.byteLength() : 0);

@@ -204,6 +204,17 @@ class InvalidConfigurationTests {
                 PD + ".queue-pair-prototypes.peer.send-timeout=-100ms");
     }
 
+    @Test
+    void idleBackOffsThatCannotRun() {
+        String cq = DEVICE + ".completion-queues.cq";
+        FailureAnalysis analysis = fails(cq + ".idle-max-park", cq + ".idle=backoff", cq + ".idle-min-park=2ms",
+                cq + ".idle-max-park=1ms");
+        assertThat(analysis.getDescription()).contains("idle-min-park").contains("PT0.001S");
+        fails(cq + ".idle-min-park", cq + ".idle-min-park=-1ms");
+        fails(cq + ".idle-spins", cq + ".idle-spins=-1");
+        fails(cq + ".idle-yields", cq + ".idle-yields=-1");
+    }
+
     /** Simulated only: it describes the device's limits (rdma.simulated.devices). */
     @Test
     @SimulatedOnly
