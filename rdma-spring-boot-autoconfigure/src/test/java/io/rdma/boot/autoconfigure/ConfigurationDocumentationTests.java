@@ -3,7 +3,6 @@ package io.rdma.boot.autoconfigure;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 
-import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;

@@ -1,6 +1,5 @@
 package io.rdma.verbs.provider.ibverbs;
 
-import io.rdma.verbs.api.VerbsException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
