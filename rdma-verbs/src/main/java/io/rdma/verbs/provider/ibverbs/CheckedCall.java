@@ -1,6 +1,5 @@
 package io.rdma.verbs.provider.ibverbs;
 
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
