@@ -79,7 +79,7 @@ class PacketSequenceTest {
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(2);
         assertThat(failed.status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        QueuePairStates.awaitState(loopback.requester(), QueuePairState.ERR);
         assertThat(Completions.pollNow(loopback.responderCq())).as("nothing was received").isEmpty();
         assertThat(loopback.responder().state()).isEqualTo(QueuePairState.RTS);
     }

@@ -60,7 +60,7 @@ class PathMtuMismatchTest {
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(2);
         assertThat(failed.status()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        QueuePairStates.awaitState(loopback.requester(), QueuePairState.ERR);
         Completion receive = Completions.awaitOne(loopback.responderCq());
         assertThat(receive.wrId()).isEqualTo(1);
         assertThat(receive.status()).as("the responder's receive never completes successfully")
