@@ -10,12 +10,9 @@ import io.rdma.spring.convert.RdmaMessageConversion;
 import io.rdma.spring.event.RdmaAsyncEventPublisher;
 import io.rdma.spring.listener.ChannelReceivers;
 import io.rdma.spring.listener.RdmaListenerEndpointRegistry;
-import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.RdmaTemplateObservationConvention;
-
-import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
 
@@ -95,14 +92,8 @@ public final class RdmaConfiguration {
                                     RdmaChannels channels, ApplicationEventPublisher events,
                                     ObjectProvider<RdmaServiceDiscovery> discovery,
                                     ObjectProvider<RdmaInstanceChooser> chooser) {
-        RdmaServiceDiscovery found = discovery.getIfUnique();
-        List<ServicePlan> services = resources.connections().services();
-        if (found == null && !services.isEmpty()) {
-            throw new IllegalStateException(services.getFirst().property() + " names service '"
-                    + services.getFirst().service() + "', and nothing finds a service's instances: declare an"
-                    + " RdmaServiceDiscovery bean, or connect to a host instead");
-        }
-        return new RdmaConnections(resources, router, pollers, channels, events, found,
+        // without discovery, a connection to a service fails the start in RdmaConnections.start, naming it
+        return new RdmaConnections(resources, router, pollers, channels, events, discovery.getIfUnique(),
                 chooser.getIfUnique(RdmaInstanceChooser::firstListed));
     }
 

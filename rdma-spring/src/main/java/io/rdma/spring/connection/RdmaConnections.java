@@ -245,7 +245,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             for (ServicePlan servicePlan : plan.services()) {
                 if (discovery == null) {
                     throw new IllegalStateException(servicePlan.property() + " names service '"
-                            + servicePlan.service() + "', and no RdmaServiceDiscovery finds its instances");
+                            + servicePlan.service() + "', and no RdmaServiceDiscovery finds its instances: declare an"
+                            + " RdmaServiceDiscovery bean, or connect to a host instead");
                 }
                 ConnectionManager manager = manager(managers, servicePlan.device(), servicePlan.name(),
                         servicePlan.property());
