@@ -168,9 +168,9 @@ final class AcceptingListener {
                 channels.open(name, plan.name(), qp, plan.queuePairPrototype());
             }
             peers.add(peer);
-            hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason)));
+            hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason, false)));
             // on the provider's event thread: the letting go runs on a thread of the hub
-            connection.onPeerDisconnect(gone -> hub.execute(() -> letGo(peer, "the peer disconnected")));
+            connection.onPeerDisconnect(gone -> hub.execute(() -> letGo(peer, "the peer disconnected", true)));
         } catch (RuntimeException e) {
             peers.remove(peer);
             hub.unwatch(qp);
@@ -187,13 +187,22 @@ final class AcceptingListener {
                 ConnectionState.UP);
     }
 
-    /** Once per peer, whichever comes first: its queue pair failed, or it disconnected. */
-    private void letGo(Peer peer, String reason) {
+    /**
+     * Once per peer, whichever comes first: its queue pair failed, or it disconnected. A peer that
+     * disconnects is a client going away, which a server sees every day (INFO); a failed queue
+     * pair is what an operator must hear of (WARN).
+     */
+    private void letGo(Peer peer, String reason, boolean disconnected) {
         if (!peers.remove(peer)) {
             return;
         }
-        logger.warn("RDMA listener '" + plan.name() + "': peer " + peer.remote() + " on queue pair '"
-                + peer.name() + "' is gone (" + reason + "); its connection is closed");
+        String gone = "RDMA listener '" + plan.name() + "': peer " + peer.remote() + " on queue pair '"
+                + peer.name() + "' is gone (" + reason + "); its connection is closed";
+        if (disconnected) {
+            logger.info(gone);
+        } else {
+            logger.warn(gone);
+        }
         try {
             release(peer, reason);
         } finally {

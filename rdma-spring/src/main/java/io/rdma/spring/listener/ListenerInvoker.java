@@ -188,7 +188,8 @@ final class ListenerInvoker {
     private void refuse(Delivery delivery) {
         delivery.start();
         delivery.finish();
-        logger.error(description + " did not handle a message of channel '" + delivery.queuePair()
+        // lost, but not to a fault: the container stopped (a shutdown) while the peer still sent
+        logger.warn(description + " did not handle a message of channel '" + delivery.queuePair()
                 + "': the listener was closed");
     }
 

@@ -12,6 +12,7 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.commons.logging.Log;
@@ -65,6 +66,11 @@ final class ReceiveContainer {
     private int generation;
     /** Whether the queue is filled, since the last stop. Guarded by this. */
     private boolean started;
+    /**
+     * Whether a retained buffer of this queue pair was found leaked already: the first report says
+     * what to fix; a leak in a message handler leaks every buffer, and repeating it would flood the log.
+     */
+    private final AtomicBoolean leakReported = new AtomicBoolean();
 
     /**
      * Receives into {@code pool}, the channel's, taking its share of it: the channel's pool may be
@@ -230,6 +236,11 @@ final class ReceiveContainer {
         if (invoker != null) { // a lent buffer was delivered to a listener, so there is one
             invoker.retained(buffer);
         }
+    }
+
+    /** Whether this is the first retained buffer of this queue pair found unreachable unreleased. */
+    boolean firstLeak() {
+        return leakReported.compareAndSet(false, true);
     }
 
     /** A retained buffer was returned. */

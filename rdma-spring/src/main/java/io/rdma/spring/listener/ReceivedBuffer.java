@@ -209,9 +209,14 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
         @Override
         public void run() {
             if (!released) {
-                logger.error("A retained ReceivedBuffer of queue pair '" + queuePair + "' became unreachable without"
+                String leak = "A retained ReceivedBuffer of queue pair '" + queuePair + "' became unreachable without"
                         + " being released: its receive buffer was missing from the pool until now; release"
-                        + " retained buffers when done with them");
+                        + " retained buffers when done with them";
+                if (container.firstLeak()) {
+                    logger.error(leak + " (further leaks of this queue pair are logged at DEBUG)");
+                } else {
+                    logger.debug(leak);
+                }
             }
             closeScope();
             container.returned(bufferIndex, receivedIn);

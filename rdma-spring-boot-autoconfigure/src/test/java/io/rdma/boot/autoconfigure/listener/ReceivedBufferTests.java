@@ -18,7 +18,10 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * queue pair of {@code narrow-send-queue} and the peer the {@code sink} listener gives it, on a
  * pool of {@value #POOL_BUFFERS} buffers shared by the client's sends and the peer's receives.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ReceivedBufferTests {
 
     private static final String PD = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
@@ -147,7 +151,7 @@ class ReceivedBufferTests {
      * arrive although the method releases none of them.
      */
     @Test
-    void aRetainedBufferThatIsNeverReleasedComesBackOnceCollected() {
+    void aRetainedBufferThatIsNeverReleasedComesBackOnceCollected(CapturedOutput output) {
         runner().withBean(Dropping.class).run(context -> {
             assertThat(context).hasNotFailed();
             Dropping listener = context.getBean(Dropping.class);
@@ -165,6 +169,10 @@ class ReceivedBufferTests {
             }
             assertThat(listener.handled).as("messages handled, each buffer dropped unreleased").hasValue(messages);
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            // every buffer leaked, one ERROR says so: a leaking handler must not flood the log
+            assertThat(output.getOut().split("became unreachable without being released", -1))
+                    .as("the leak reports in the log").hasSize(2);
+            assertThat(output).contains("further leaks of this queue pair are logged at DEBUG");
         });
     }
 
