@@ -1,6 +1,7 @@
 package io.rdma.verbs.loopback;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +28,11 @@ final class ForkedJvm {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
+        // The test JVM's own VM options: under emulation (the Soft-RoCE runs) C1 only and the
+        // serial collector, which the fork needs as much as the test JVM does.
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(argument -> argument.startsWith("-XX:"))
+                .forEach(command::add);
         for (String property : FORWARDED) {
             String value = System.getProperty(property);
             if (value != null) {
