@@ -8,6 +8,7 @@ import io.rdma.spring.template.RdmaOperations;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -280,7 +281,7 @@ class KvClient {
                 return operation.get();
             }
         } catch (ExecutionException e) {
-            switch (e.getCause()) {
+            switch (Objects.requireNonNull(e.getCause())) { // CompletableFuture.get always gives the cause
                 case TimeoutException timedOut -> throw timedOut;
                 case RuntimeException failed -> throw failed;
                 default -> throw new IllegalStateException(e.getCause());

@@ -13,6 +13,7 @@ import io.rdma.verbs.api.VerbsException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
@@ -70,8 +71,9 @@ final class AcceptingListener {
     /** rdma_bind_addr + rdma_listen; a failure names the property to change. */
     void listen() {
         InetSocketAddress address = new InetSocketAddress(plan.address(), plan.port());
+        ConnectionListener listening;
         try {
-            listener = manager.listen(address, plan.backlog());
+            listening = manager.listen(address, plan.backlog());
         } catch (VerbsException e) {
             String property = switch (e.errno()) {
                 case EADDRINUSE -> plan.property() + ".port";
@@ -81,7 +83,8 @@ final class AcceptingListener {
             throw new RdmaConnectionException(plan.name(), property, "listening on " + address.getAddress()
                     .getHostAddress() + ":" + plan.port(), 1, e);
         }
-        logger.info("RDMA listener '" + plan.name() + "' listens on " + listener.localAddress() + " (backlog "
+        listener = listening;
+        logger.info("RDMA listener '" + plan.name() + "' listens on " + listening.localAddress() + " (backlog "
                 + plan.backlog() + ", " + (plan.queuePair() != null ? "one peer at a time on queue pair '"
                 + plan.queuePair() + "'" : "up to " + plan.maxConnections() + " peers on queue pairs of prototype '"
                 + plan.queuePairPrototype() + "'") + ")");
@@ -101,14 +104,16 @@ final class AcceptingListener {
      * pair waits in the backlog meanwhile, or times out at its client, which tries again.
      */
     void acceptPeers() {
+        // started once listen() succeeded (RdmaConnections.start), which set it for good
+        ConnectionListener listening = Objects.requireNonNull(listener);
         QueuePair spare = null;
         try {
-            while (hub.isRunning() && !listener.isClosed()) {
+            while (hub.isRunning() && !listening.isClosed()) {
                 slots.acquire();
                 boolean placed = false;
                 try {
                     spare = spare != null ? spare : freshQueuePair();
-                    Optional<Connection> accepted = listener.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
+                    Optional<Connection> accepted = listening.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
                             plan.acceptTimeout(), plan.reliability());
                     if (accepted.isPresent()) {
                         admit(spare, accepted.get());
@@ -118,7 +123,7 @@ final class AcceptingListener {
                 } catch (RuntimeException e) {
                     boolean noQueuePair = spare == null;
                     spare = discard(spare);
-                    if (!hub.isRunning() || listener.isClosed()) {
+                    if (!hub.isRunning() || listening.isClosed()) {
                         return;
                     }
                     lastFailure = (noQueuePair ? "no queue pair for the next peer from '" + plan.queuePairSource()
@@ -141,7 +146,7 @@ final class AcceptingListener {
 
     private QueuePair freshQueuePair() {
         if (plan.queuePair() == null) {
-            return resources.createQueuePair(plan.queuePairPrototype());
+            return resources.createQueuePair(queuePairPrototype());
         }
         QueuePair declared = (QueuePair) resources.resource(plan.queuePair()).orElseThrow().resource();
         if (declared.state() != QueuePairState.RESET) {
@@ -158,14 +163,20 @@ final class AcceptingListener {
         return null;
     }
 
+    /** The prototype of a listener that declares no queue pair: the plan sets exactly one of the two. */
+    private String queuePairPrototype() {
+        return Objects.requireNonNull(plan.queuePairPrototype());
+    }
+
     /** Makes an accepted peer usable; if that fails, its connection and prototype queue pair are closed. */
     private void admit(QueuePair qp, Connection connection) {
-        boolean prototype = plan.queuePair() == null;
-        String name = prototype ? plan.name() + "#" + acceptedCount.incrementAndGet() : plan.queuePair();
+        String declared = plan.queuePair();
+        boolean prototype = declared == null;
+        String name = declared != null ? declared : plan.name() + "#" + acceptedCount.incrementAndGet();
         Peer peer = new Peer(name, qp, connection.remoteAddress(), connection);
         try {
             if (prototype) {
-                channels.open(name, plan.name(), qp, plan.queuePairPrototype());
+                channels.open(name, plan.name(), qp, queuePairPrototype());
             }
             peers.add(peer);
             hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason, false)));

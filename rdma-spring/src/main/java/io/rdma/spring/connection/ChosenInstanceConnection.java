@@ -35,16 +35,19 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private final RdmaInstanceChooser chooser;
+    /** The declared queue pair's name, and the queue pair. */
+    private final String queuePair;
     private final QueuePair qp;
     private volatile @Nullable Chosen chosen;
     /** A departed instance's connection is being retired: the queue pair is not free yet. */
     private volatile boolean retiring;
 
-    ChosenInstanceConnection(ServicePlan plan, QueuePair qp, RdmaServiceDiscovery discovery,
+    ChosenInstanceConnection(ServicePlan plan, String queuePair, QueuePair qp, RdmaServiceDiscovery discovery,
                              RdmaInstanceChooser chooser, ConnectionManager manager, RdmaChannels channels,
                              RdmaConnections hub) {
         super(plan, discovery, manager, channels, hub);
         this.chooser = chooser;
+        this.queuePair = queuePair;
         this.qp = qp;
     }
 
@@ -76,12 +79,12 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private void connect(ServiceInstanceEndpoint endpoint) {
-        OutboundConnection connection = connectionTo(endpoint, plan.queuePair(), qp);
+        OutboundConnection connection = connectionTo(endpoint, queuePair, qp);
         hub.watch(qp, connection::failed);
         chosen = new Chosen(endpoint, connection);
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
                 + plan.service() + "' chosen (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '"
-                + plan.queuePair() + "')");
+                + queuePair + "')");
         connection.connectInBackground();
     }
 
@@ -91,7 +94,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
      */
     private void depart(Chosen departed) {
         logger.info("RDMA connection '" + plan.name() + "': chosen instance '" + departed.endpoint().instanceId()
-                + "' left service '" + plan.service() + "'; its connection is closed, and queue pair '" + plan.queuePair()
+                + "' left service '" + plan.service() + "'; its connection is closed, and queue pair '" + queuePair
                 + "' goes to an instance chosen among those listed");
         retiring = true;
         chosen = null;

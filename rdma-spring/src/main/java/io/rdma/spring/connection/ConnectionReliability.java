@@ -35,6 +35,8 @@ public record ConnectionReliability(int ackTimeout, int retryCount, int rnrRetry
      * such settings, and one that is down or closing (the status read races its teardown) has none
      * in force.
      */
+    // ibv_query_qp of a queue pair in RTS reports all four settings (both providers set every attribute)
+    @SuppressWarnings("NullAway")
     static @Nullable ConnectionReliability of(QueuePair qp) {
         if (qp.type() != QueuePairType.RC) {
             return null;

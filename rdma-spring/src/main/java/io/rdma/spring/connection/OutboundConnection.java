@@ -11,6 +11,7 @@ import io.rdma.verbs.api.VerbsException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
@@ -73,7 +74,9 @@ final class OutboundConnection {
             }
         }
         moveTo(ConnectionState.DOWN);
-        throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1, last);
+        // every attempt failed, and there was at least one (retries is not negative)
+        throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1,
+                Objects.requireNonNull(last));
     }
 
     /**

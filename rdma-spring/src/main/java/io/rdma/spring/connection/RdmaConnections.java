@@ -25,6 +25,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -264,12 +265,14 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     /** To one instance at a time on the declared queue pair, or to every instance on queue pairs of the prototype. */
     private ServiceConnection serviceConnection(ServicePlan plan, RdmaServiceDiscovery discovery,
                                                 ConnectionManager manager) {
-        if (plan.queuePairPrototype() != null) {
-            return new EveryInstanceConnection(plan, plan.queuePairPrototype(), discovery, manager, resources,
-                    channels, this);
+        String prototype = plan.queuePairPrototype();
+        if (prototype != null) {
+            return new EveryInstanceConnection(plan, prototype, discovery, manager, resources, channels, this);
         }
-        return new ChosenInstanceConnection(plan, declaredQueuePair(plan.queuePair()), discovery, chooser, manager,
-                channels, this);
+        // the plan sets exactly one of queuePair and queuePairPrototype
+        String queuePair = Objects.requireNonNull(plan.queuePair());
+        return new ChosenInstanceConnection(plan, queuePair, declaredQueuePair(queuePair), discovery, chooser,
+                manager, channels, this);
     }
 
     private QueuePair declaredQueuePair(String name) {

@@ -2,6 +2,7 @@ package io.rdma.spring.connection;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -77,7 +78,7 @@ public final class ServiceGroup {
                 chosen = instance;
             }
         }
-        return chosen;
+        return Objects.requireNonNull(chosen); // instances is not empty (nonEmpty)
     }
 
     /** MurmurHash3's 64-bit finalizer: spreads every input bit over the whole weight. */

@@ -20,6 +20,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -117,15 +118,20 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
             String listensTo;
             if (!annotation.connectionListener().isEmpty()) {
                 ListenerPlan plan = connectionListener(rdma, listener);
-                declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
+                // connectionListener finds only listeners with a prototype
+                String prototype = Objects.requireNonNull(plan.queuePairPrototype());
+                declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, prototype));
                 listensTo = "connection listener '" + plan.name() + "'";
             } else if (!annotation.serviceConnection().isEmpty()) {
                 ServicePlan plan = serviceConnection(rdma, listener);
-                if (plan.queuePair() != null) {
+                String queuePair = plan.queuePair();
+                if (queuePair != null) {
                     // one instance at a time, on a declared queue pair: received on as that queue pair is
-                    receiveOn(plan.queuePair(), rdma, declared, listener, invoker);
+                    receiveOn(queuePair, rdma, declared, listener, invoker);
                 } else {
-                    declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, plan.queuePairPrototype()));
+                    // the plan sets exactly one of queuePair and queuePairPrototype
+                    String prototype = Objects.requireNonNull(plan.queuePairPrototype());
+                    declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, prototype));
                 }
                 listensTo = "service connection '" + plan.name() + "'";
             } else {

@@ -191,7 +191,7 @@ final class ReceiveContainer {
                         completion.hasImmediateData(), completion.immediateData()), this, index, receivedIn);
             }
         }
-        if (delivery != null) {
+        if (delivery != null && invoker != null) { // set together, above
             invoker.deliver(delivery);
             return;
         }

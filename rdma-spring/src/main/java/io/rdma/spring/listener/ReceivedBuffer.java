@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
+import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -152,7 +153,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
             Retained owner = retained;
             if (owner != null) {
                 owner.released = true;
-                owner.cleanable.clean();
+                Objects.requireNonNull(owner.cleanable).clean(); // retain() registered it
             }
         }
     }

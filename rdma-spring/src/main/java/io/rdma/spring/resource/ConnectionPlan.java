@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,7 +30,7 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
 
         /** The QP or prototype every accepted connection runs on. */
         public String queuePairSource() {
-            return queuePair != null ? queuePair : queuePairPrototype;
+            return queuePair != null ? queuePair : Objects.requireNonNull(queuePairPrototype);
         }
 
         public int peersAtOnce() {

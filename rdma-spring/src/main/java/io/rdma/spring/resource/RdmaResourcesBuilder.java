@@ -167,9 +167,10 @@ public final class RdmaResourcesBuilder {
             }
             declaredCompletionQueue(name, "send", declared.queuePair().sendCompletionQueue());
             declaredCompletionQueue(name, "receive", declared.queuePair().receiveCompletionQueue());
-            addresses.put(name, new QueuePairAddress(ports.get(device), pool));
+            int port = Objects.requireNonNull(ports.get(device)); // device() declared both
+            addresses.put(name, new QueuePairAddress(port, pool));
             sendTimeouts.put(name, new SendTimeout(declared.sendTimeout(), "the send timeout of " + site));
-            configuredPorts.computeIfAbsent(device, key -> new ArrayList<>()).add(ports.get(device));
+            configuredPorts.computeIfAbsent(device, key -> new ArrayList<>()).add(port);
             managed.add(managed(name, declared.queuePair(), device, "queuePair"));
         });
         checkConnections();

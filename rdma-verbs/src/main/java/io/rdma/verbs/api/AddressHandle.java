@@ -43,7 +43,8 @@ public final class AddressHandle extends VerbsResource {
 
     @Override
     String describe() {
-        return "address handle to " + (addressVector.isGlobal() ? addressVector.globalRoute().destinationGid()
+        GlobalRoute route = addressVector.globalRoute();
+        return "address handle to " + (route != null ? route.destinationGid()
                 : "LID " + addressVector.destinationLid()) + " on " + context().deviceName();
     }
 }

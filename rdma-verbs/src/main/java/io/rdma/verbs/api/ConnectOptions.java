@@ -1,6 +1,7 @@
 package io.rdma.verbs.api;
 
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -123,6 +124,7 @@ public final class ConnectOptions {
     public QueuePairAttributes readyToReceiveAttributes(QueuePairType type, @Nullable QueuePairEndpoint remote) {
         QueuePairAttributes.Builder rtr = QueuePairAttributes.builder().state(QueuePairState.RTR);
         if (type.isConnected()) {
+            Objects.requireNonNull(remote, () -> "INIT → RTR of a " + type + " QP needs the remote endpoint");
             rtr.addressVector(remote.addressVector(this)).pathMtu(pathMtu)
                     .destQpNumber(remote.qpNumber()).receivePsn(remote.packetSequenceNumber());
             if (type == QueuePairType.RC) {

@@ -47,6 +47,12 @@ public class VerbsException extends RuntimeException {
         this.postedWorkRequests = postedWorkRequests;
     }
 
+    /** The verb, the errno, and the detail and advice where there are any: never null. */
+    @Override
+    public String getMessage() {
+        return Objects.requireNonNull(super.getMessage()); // the constructor always formats one
+    }
+
     /**
      * The same failure, naming the work request of a chain that was refused ({@code bad_wr});
      * none of the chain was posted.

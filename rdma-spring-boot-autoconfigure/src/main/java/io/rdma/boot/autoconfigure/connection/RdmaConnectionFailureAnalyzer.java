@@ -3,6 +3,8 @@ package io.rdma.boot.autoconfigure.connection;
 import io.rdma.spring.connection.RdmaConnectionException;
 import io.rdma.verbs.api.VerbsException;
 
+import java.util.Objects;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -18,7 +20,9 @@ class RdmaConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RdmaConnecti
         cause.verbsFailure().ifPresent(failure -> description.append("\n    Verb:     ").append(failure.verb())
                 .append("\n    Errno:    ").append(failure.errno()).append(" (").append(failure.errnoCode())
                 .append(", ").append(failure.errno().description()).append(")"));
-        description.append("\n    Reason:   ").append(cause.getCause().getMessage()).append("\n");
+        // an RdmaConnectionException always has the failure of the last attempt as its cause
+        description.append("\n    Reason:   ").append(Objects.requireNonNull(cause.getCause()).getMessage())
+                .append("\n");
         return new FailureAnalysis(description.toString(), action(cause), cause);
     }
 

@@ -34,7 +34,8 @@ final class DiscoveryClientServiceDiscovery implements RdmaServiceDiscovery {
     public List<ServiceInstanceEndpoint> endpoints(String service, String listener) {
         List<ServiceInstanceEndpoint> endpoints = new ArrayList<>();
         for (ServiceInstance instance : discoveryClient.getObject().getInstances(service)) {
-            Map<String, String> metadata = instance.getMetadata();
+            Map<String, String> advertised = instance.getMetadata();
+            Map<String, String> metadata = advertised != null ? advertised : Map.of(); // a registry may give none
             String port = metadata.get(RdmaListenerMetadata.key(listener, "port"));
             String id = instanceId(instance);
             if (port == null) {

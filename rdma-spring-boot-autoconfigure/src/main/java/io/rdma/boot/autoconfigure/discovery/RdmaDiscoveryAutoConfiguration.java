@@ -5,6 +5,8 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.resource.RdmaResources;
 
+import java.util.Map;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -47,9 +49,18 @@ public final class RdmaDiscoveryAutoConfiguration {
     ApplicationListener<InstancePreRegisteredEvent> rdmaListenerAdvertisement(RdmaResources resources,
                                                                               ObjectProvider<RdmaConnections> connections,
                                                                               ObjectProvider<RegistrationMetadata> metadata) {
-        RegistrationMetadata writable = metadata.getIfAvailable(() -> Registration::getMetadata);
+        RegistrationMetadata writable = metadata.getIfAvailable(() -> RdmaDiscoveryAutoConfiguration::ownMetadata);
         return registering -> connections.ifAvailable(declared -> RdmaListenerMetadata.advertise(
                 RdmaListenerMetadata.of(declared, resources), registering.getRegistration(), writable));
+    }
+
+    /**
+     * The registration's own metadata; where it has none (null), an empty map that cannot be
+     * written, so that advertising says the listeners are not advertised instead of failing.
+     */
+    private static Map<String, String> ownMetadata(Registration registration) {
+        Map<String, String> metadata = registration.getMetadata();
+        return metadata != null ? metadata : Map.of();
     }
 
     /**
@@ -67,7 +78,7 @@ public final class RdmaDiscoveryAutoConfiguration {
             return registration -> {
                 ZookeeperDiscoveryProperties zookeeper = properties.getIfAvailable();
                 return registration instanceof ZookeeperRegistration && zookeeper != null ? zookeeper.getMetadata()
-                        : registration.getMetadata();
+                        : ownMetadata(registration);
             };
         }
     }

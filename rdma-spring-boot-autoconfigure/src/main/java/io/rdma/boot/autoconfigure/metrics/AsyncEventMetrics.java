@@ -7,6 +7,7 @@ import io.rdma.verbs.api.DeviceContext;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,7 +35,9 @@ public class AsyncEventMetrics implements RdmaMeterBinder {
                         .tags("device", device.name(), "type", type.name().toLowerCase(Locale.ROOT))
                         .register(registry));
             }
-            device.resource().addAsyncEventListener(event -> counters.get(event.type()).increment());
+            // every type has its counter, made above
+            device.resource().addAsyncEventListener(event -> Objects.requireNonNull(counters.get(event.type()))
+                    .increment());
         }
     }
 }

@@ -46,8 +46,9 @@ public final class PortPreflight {
         Map<Integer, Integer> chosen = new TreeMap<>();
         existing.stream().mapToInt(GidUse::port).distinct().sorted().forEach(preflight::portState);
         for (GidUse use : existing) {
-            if (use.gidIndex() != null) {
-                preflight.configuredGid(use);
+            Integer gidIndex = use.gidIndex();
+            if (gidIndex != null) {
+                preflight.configuredGid(use, gidIndex);
             } else {
                 chosen.computeIfAbsent(use.port(), port -> preflight.chooseGid(use));
             }
@@ -71,14 +72,14 @@ public final class PortPreflight {
         }
     }
 
-    private void configuredGid(GidUse use) {
+    private void configuredGid(GidUse use, int gidIndex) {
         List<GidEntry> table = context.queryGidTable(use.port());
-        Optional<GidEntry> entry = table.stream().filter(gid -> gid.index() == use.gidIndex()).findFirst();
+        Optional<GidEntry> entry = table.stream().filter(gid -> gid.index() == gidIndex).findFirst();
         if (entry.isEmpty()) {
-            throw gidFailure(use, "GID index " + use.gidIndex() + " of port " + use.port() + " is empty", table);
+            throw gidFailure(use, "GID index " + gidIndex + " of port " + use.port() + " is empty", table);
         }
         if (isRoce(use.port()) && entry.get().type() != GidType.ROCE_V2) {
-            throw gidFailure(use, "GID index " + use.gidIndex() + " of port " + use.port() + " is "
+            throw gidFailure(use, "GID index " + gidIndex + " of port " + use.port() + " is "
                     + entry.get().type().label() + ", not RoCE v2 (which rdma_cm and routed RoCE use)", table);
         }
     }

@@ -38,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
@@ -511,7 +512,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
         claim(name, property);
         String qpName = reference(flow.getQueuePair(), property + ".queue-pair", qps.keySet(), "queue pair",
                 "queue-pairs of the device's protection domains");
-        QueuePairType type = qps.get(qpName).type();
+        QueuePairType type = Objects.requireNonNull(qps.get(qpName)).type(); // reference found it
         if (type != QueuePairType.RAW_PACKET && type != QueuePairType.UD) {
             throw new InvalidRdmaConfigurationException(property + ".queue-pair", "flows steer to raw-packet or ud"
                     + " queue pairs, and '" + qpName + "' is " + type, "Point the flow at a raw-packet or ud queue pair.");
@@ -547,7 +548,10 @@ public final class CheckedResourcePlan implements ResourcePlan {
                 String user = copies == 1 ? qp.name() : copies + " x " + qp.name();
                 needed.merge(qp.sendCq(), copies * qp.capabilities().maxSendWr(), Long::sum);
                 users.computeIfAbsent(qp.sendCq(), k -> new ArrayList<>()).add(user);
-                long receives = qp.srq() == null ? qp.capabilities().maxRecvWr() : srqs.get(qp.srq()).maxWr();
+                String srq = qp.srq();
+                // the queue pair's SRQ is one of its protection domain's (checked as the plan was built)
+                long receives = srq == null ? qp.capabilities().maxRecvWr()
+                        : Objects.requireNonNull(srqs.get(srq)).maxWr();
                 needed.merge(qp.recvCq(), copies * receives, Long::sum);
                 if (!qp.recvCq().equals(qp.sendCq())) {
                     users.computeIfAbsent(qp.recvCq(), k -> new ArrayList<>()).add(user);
@@ -557,7 +561,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
         Map<String, CompletionQueuePlan> cqs = new HashMap<>();
         device.completionQueues().forEach(cq -> cqs.put(cq.name(), cq));
         needed.forEach((cq, entries) -> {
-            CompletionQueuePlan plan = cqs.get(cq);
+            // the queue pairs' CQs are the device's (checked as the plan was built)
+            CompletionQueuePlan plan = Objects.requireNonNull(cqs.get(cq));
             if (plan.entries() < entries) {
                 throw new InvalidRdmaConfigurationException(plan.property() + ".entries", "the completion queue has "
                         + plan.entries() + " entries but its queue pairs " + users.get(cq) + " can have " + entries

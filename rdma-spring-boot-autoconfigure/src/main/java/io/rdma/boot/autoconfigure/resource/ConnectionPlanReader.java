@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -56,8 +57,9 @@ final class ConnectionPlanReader {
         List<ServicePlan> services = new ArrayList<>();
         connections.getOutbound().forEach((name, connection) -> {
             String property = PROPERTY + ".outbound." + name;
-            if (connection.getService() != null) {
-                ServicePlan plan = service(name, property, connection, qps, prototypes, deviceOf);
+            String service = connection.getService();
+            if (service != null) {
+                ServicePlan plan = service(name, property, connection, service, qps, prototypes, deviceOf);
                 if (plan.queuePair() != null) {
                     claim(usedBy, plan.queuePair(), plan.property() + ".queue-pair");
                 }
@@ -76,14 +78,14 @@ final class ConnectionPlanReader {
      * prototype, or to one at a time, on a declared queue pair.
      */
     private static ServicePlan service(String name, String property, RdmaProperties.OutboundConnection connection,
-                                       Map<String, QueuePairPlan> qps, Map<String, QueuePairPlan> prototypes,
-                                       Map<String, String> deviceOf) {
+                                       String serviceId, Map<String, QueuePairPlan> qps,
+                                       Map<String, QueuePairPlan> prototypes, Map<String, String> deviceOf) {
         if (connection.getHost() != null) {
             throw new InvalidRdmaConfigurationException(property + ".service", "a connection to a service finds its"
                     + " instances' addresses through the discovery client, so it names no host",
                     "Remove host, or remove service to connect one queue pair to one host.");
         }
-        String service = connection.getService().trim();
+        String service = serviceId.trim();
         if (service.isEmpty()) {
             throw new InvalidRdmaConfigurationException(property + ".service", "the service id is blank",
                     "Set the service id the discovery client knows the service by, e.g. kv-store.");
@@ -95,6 +97,7 @@ final class ConnectionPlanReader {
         }
         positive(connection.getRefreshInterval(), property + ".refresh-interval");
         checkAttempts(property, connection);
+        QueuePairPlan source;
         String qp = null;
         String prototype = null;
         int maxInstances = 1;
@@ -108,8 +111,9 @@ final class ConnectionPlanReader {
                                 + " where present), or replace queue-pair with queue-pair-prototype to connect every"
                                 + " instance.");
             }
-            qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+            source = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                     "queue-pairs of a protection domain");
+            qp = source.name();
         } else {
             if (connection.getQueuePairPrototype() == null) {
                 throw new InvalidRdmaConfigurationException(property + ".queue-pair-prototype", "a connection to a"
@@ -118,16 +122,17 @@ final class ConnectionPlanReader {
                         "Set queue-pair-prototype to connect every instance, or queue-pair to connect one instance"
                                 + " at a time (chosen by Spring Cloud LoadBalancer where present).");
             }
-            prototype = connectable(connection.getQueuePairPrototype(), property + ".queue-pair-prototype",
+            source = connectable(connection.getQueuePairPrototype(), property + ".queue-pair-prototype",
                     prototypes, "queue pair prototype", "queue-pair-prototypes of a protection domain");
+            prototype = source.name();
             maxInstances = connection.getMaxInstances() != null ? connection.getMaxInstances() : DEFAULT_MAX_INSTANCES;
             CheckedResourcePlan.positive(maxInstances, property + ".max-instances");
         }
         RdmaProperties.Backoff backoff = connection.getBackoff();
-        return new ServicePlan(name, property, deviceOf.get(qp != null ? qp : prototype), service,
-                connection.getListener().trim(), qp, prototype, maxInstances, connection.getRefreshInterval(),
-                connection.getTimeout(), connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(),
-                backoff.getMax(), qp != null ? qps.get(qp).reliability() : prototypes.get(prototype).reliability());
+        return new ServicePlan(name, property, device(deviceOf, source), service, connection.getListener().trim(),
+                qp, prototype, maxInstances, connection.getRefreshInterval(), connection.getTimeout(),
+                connection.getRetries(), backoff.getInitial(), backoff.getMultiplier(), backoff.getMax(),
+                source.reliability());
     }
 
     private static ListenerPlan listener(String name, String property, RdmaProperties.ConnectionListener listener,
@@ -139,14 +144,17 @@ final class ConnectionPlanReader {
                     + (listener.getQueuePair() == null ? "neither" : "both"), "Set queue-pair-prototype (a queue"
                     + " pair per peer) or queue-pair (one peer at a time).");
         }
+        QueuePairPlan source;
         String qp = null;
         String prototype = null;
         if (listener.getQueuePair() != null) {
-            qp = connectable(listener.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+            source = connectable(listener.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                     "queue-pairs of a protection domain");
+            qp = source.name();
         } else {
-            prototype = connectable(listener.getQueuePairPrototype(), property + ".queue-pair-prototype", prototypes,
+            source = connectable(listener.getQueuePairPrototype(), property + ".queue-pair-prototype", prototypes,
                     "queue pair prototype", "queue-pair-prototypes of a protection domain");
+            prototype = source.name();
         }
         InetAddress address = ipLiteral(listener.getAddress(), property + ".address");
         CheckedResourcePlan.inRange(listener.getPort(), 0, 0xFFFF, property + ".port",
@@ -154,9 +162,9 @@ final class ConnectionPlanReader {
         CheckedResourcePlan.positive(listener.getBacklog(), property + ".backlog");
         CheckedResourcePlan.positive(listener.getMaxConnections(), property + ".max-connections");
         positive(listener.getAcceptTimeout(), property + ".accept-timeout");
-        return new ListenerPlan(name, property, deviceOf.get(qp != null ? qp : prototype), address, listener.getPort(),
+        return new ListenerPlan(name, property, device(deviceOf, source), address, listener.getPort(),
                 listener.getBacklog(), qp, prototype, listener.getMaxConnections(), listener.getAcceptTimeout(),
-                qp != null ? qps.get(qp).reliability() : prototypes.get(prototype).reliability());
+                source.reliability());
     }
 
     private static OutboundPlan outbound(String name, String property, RdmaProperties.OutboundConnection connection,
@@ -169,7 +177,7 @@ final class ConnectionPlanReader {
                     + " discovered service, and this one names no service", "Set service (and remove host), or"
                     + " remove " + key + ".");
         }
-        String qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
+        QueuePairPlan qp = connectable(connection.getQueuePair(), property + ".queue-pair", qps, "queue pair",
                 "queue-pairs of a protection domain");
         if (connection.getHost() == null || connection.getHost().isBlank()) {
             throw new InvalidRdmaConfigurationException(property + ".host", "no host is set",
@@ -179,9 +187,9 @@ final class ConnectionPlanReader {
         CheckedResourcePlan.inRange(connection.getPort(), 1, 0xFFFF, property + ".port", "a listener's port");
         checkAttempts(property, connection);
         RdmaProperties.Backoff backoff = connection.getBackoff();
-        return new OutboundPlan(name, property, deviceOf.get(qp), qp, connection.getHost().trim(),
+        return new OutboundPlan(name, property, device(deviceOf, qp), qp.name(), connection.getHost().trim(),
                 connection.getPort(), connection.getTimeout(), connection.getRetries(), backoff.getInitial(),
-                backoff.getMultiplier(), backoff.getMax(), qps.get(qp).reliability());
+                backoff.getMultiplier(), backoff.getMax(), qp.reliability());
     }
 
     /** Checks the timeout, retries and backoff of {@code connection}'s attempts. */
@@ -205,16 +213,22 @@ final class ConnectionPlanReader {
     }
 
     /** A reference to an rc or uc queue pair (or prototype): rdma_cm connects nothing else. */
-    private static String connectable(@Nullable String name, String property, Map<String, QueuePairPlan> declared,
-                                      String what, String where) {
+    private static QueuePairPlan connectable(@Nullable String name, String property,
+                                             Map<String, QueuePairPlan> declared, String what, String where) {
         String resolved = CheckedResourcePlan.reference(name, property, declared.keySet(), what, where);
-        QueuePairType type = declared.get(resolved).type();
+        QueuePairPlan plan = Objects.requireNonNull(declared.get(resolved)); // reference found it there
+        QueuePairType type = plan.type();
         if (!type.isConnected()) {
             throw new InvalidRdmaConfigurationException(property, "'" + resolved + "' is " + type + ", and the"
                     + " connection manager connects only rc and uc queue pairs", "Name an rc or uc " + what
                     + "; ud queue pairs address each datagram instead.");
         }
-        return resolved;
+        return plan;
+    }
+
+    /** The device {@code qp} (a queue pair or prototype) is declared on: read() maps every one. */
+    private static String device(Map<String, String> deviceOf, QueuePairPlan qp) {
+        return Objects.requireNonNull(deviceOf.get(qp.name()));
     }
 
     private static void positive(Duration timeout, String property) {

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
@@ -78,7 +79,7 @@ final class KnownRdmaKeys {
 
     private void check(ConfigurationPropertyName name, ConfigurationPropertySource source) {
         ConfigurationPropertyName at = deepestRoot(name);
-        ResolvableType type = roots.get(at);
+        ResolvableType type = Objects.requireNonNull(roots.get(at)); // deepestRoot picks one of its keys
         for (int i = at.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
             if (type.asMap() != ResolvableType.NONE) {
                 type = type.asMap().getGeneric(1);

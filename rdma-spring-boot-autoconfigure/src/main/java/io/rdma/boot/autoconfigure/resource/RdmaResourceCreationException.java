@@ -4,6 +4,7 @@ import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.VerbsException;
 
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * A verb failed while a declared resource was created (for example {@code ibv_create_qp}
@@ -43,6 +44,6 @@ public class RdmaResourceCreationException extends RuntimeException {
 
     /** The verb's failure: verb, errno and the verbs manual's advice. */
     public VerbsException verbsFailure() {
-        return (VerbsException) getCause();
+        return (VerbsException) Objects.requireNonNull(getCause()); // the constructor's
     }
 }

@@ -44,11 +44,14 @@ import java.util.function.BooleanSupplier;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.cloud.client.discovery.simple.InstanceProperties;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
 import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
@@ -59,6 +62,7 @@ import org.springframework.cloud.commons.util.UtilAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -243,6 +247,20 @@ class RdmaServiceDiscoveryTests {
         });
     }
 
+    /**
+     * A registration may have no metadata at all ({@code getMetadata()} is nullable in Spring Cloud):
+     * its registering goes on, and the listeners are reported as not advertised.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aRegistrationWithoutMetadataIsRegisteredWithoutTheListeners(CapturedOutput output) {
+        runner().run(context -> {
+            assertThatCode(() -> context.publishEvent(new InstancePreRegisteredEvent(this, new TestRegistration(null))))
+                    .doesNotThrowAnyException();
+            assertThat(output).contains("The RDMA listeners are not advertised: " + TestRegistration.class.getName());
+        });
+    }
+
     /** Without a discovery client, a connection that names a service fails the start, saying what to add. */
     @Test
     void withoutADiscoveryClientTheStartFailsNamingTheProperty() {
@@ -407,7 +425,15 @@ class RdmaServiceDiscoveryTests {
     /** A registration as a service registry hands it to its listeners before registering. */
     private static final class TestRegistration implements Registration {
 
-        private final Map<String, String> metadata = new HashMap<>();
+        private final @Nullable Map<String, String> metadata;
+
+        TestRegistration() {
+            this(new HashMap<>());
+        }
+
+        TestRegistration(@Nullable Map<String, String> metadata) {
+            this.metadata = metadata;
+        }
 
         @Override
         public String getServiceId() {
@@ -435,7 +461,7 @@ class RdmaServiceDiscoveryTests {
         }
 
         @Override
-        public Map<String, String> getMetadata() {
+        public @Nullable Map<String, String> getMetadata() {
             return metadata;
         }
     }

@@ -9,6 +9,8 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A library function bound with {@code errno} captured right after the call
  * ({@link Linker.Option#captureCallState}), so a failure can name its errno even though the
@@ -61,7 +63,7 @@ final class CheckedCall {
     }
 
     /** A verb returning a pointer, NULL with errno set on failure. */
-    MemorySegment pointer(String detail, Object... arguments) {
+    MemorySegment pointer(@Nullable String detail, Object... arguments) {
         Outcome outcome = invoke(arguments);
         MemorySegment result = (MemorySegment) outcome.result;
         if (result.address() == 0) {
@@ -74,7 +76,7 @@ final class CheckedCall {
      * A verb returning 0 on success and, on failure, either the errno (most of libibverbs) or -1
      * with errno set (librdmacm, {@code ibv_get_cq_event}); both are handled.
      */
-    void status(String detail, Object... arguments) {
+    void status(@Nullable String detail, Object... arguments) {
         int errno = errnoOf(arguments);
         if (errno != 0) {
             throw NativeErrors.failure(verb, errno, detail);
@@ -107,7 +109,7 @@ final class CheckedCall {
     }
 
     /** A verb returning an int value, negative with errno set on failure. */
-    int value(String detail, Object... arguments) {
+    int value(@Nullable String detail, Object... arguments) {
         Outcome outcome = invoke(arguments);
         int rc = (int) outcome.result;
         if (rc < 0) {

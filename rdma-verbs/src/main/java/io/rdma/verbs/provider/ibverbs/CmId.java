@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -97,8 +98,11 @@ final class CmId {
         return DeviceList.name(ibv_context.device(verbs.reinterpret(ibv_context.sizeof())));
     }
 
+    /** The peer's address: IPv4 or IPv6, since every id here is bound to or resolved from an IP address. */
     InetSocketAddress destinationAddress() {
-        return SocketAddresses.fromNative(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
+        return Objects.requireNonNull(
+                SocketAddresses.fromNative(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id)))),
+                "rdma_cm_id's destination address is neither AF_INET nor AF_INET6");
     }
 
     /** The next event, or null when {@code deadline} (System.nanoTime) passes first. */

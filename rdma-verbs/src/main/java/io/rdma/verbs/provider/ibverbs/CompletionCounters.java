@@ -28,38 +28,39 @@ final class CompletionCounters {
             CompletionCounterOp.RECV, CompletionCounterOp.RDMA_READ, CompletionCounterOp.RDMA_WRITE);
 
     private final NativeContext context;
-    private final @Nullable HardwareCompletionCounters hardware;
-    private final HardwareCompletionCounters.@Nullable Caps caps;
+    /** Null when counters are software-counted: the library has no such verbs, or the device no caps. */
+    private final @Nullable Hardware hardware;
 
-    private CompletionCounters(NativeContext context, @Nullable HardwareCompletionCounters hardware,
-                               HardwareCompletionCounters.@Nullable Caps caps) {
+    /** The bound verbs and what the device reports it can count with them. */
+    private record Hardware(HardwareCompletionCounters verbs, HardwareCompletionCounters.Caps caps) {
+    }
+
+    private CompletionCounters(NativeContext context, @Nullable Hardware hardware) {
         this.context = context;
         this.hardware = hardware;
-        this.caps = caps;
     }
 
     static CompletionCounters detect(NativeContext context) {
-        Optional<HardwareCompletionCounters> verbs = HardwareCompletionCounters.bind();
-        Optional<HardwareCompletionCounters.Caps> caps = verbs.flatMap(bound -> bound.query(context.segment()));
-        return caps.isPresent() ? new CompletionCounters(context, verbs.get(), caps.get())
-                : new CompletionCounters(context, null, null);
+        Optional<Hardware> hardware = HardwareCompletionCounters.bind()
+                .flatMap(verbs -> verbs.query(context.segment()).map(caps -> new Hardware(verbs, caps)));
+        return new CompletionCounters(context, hardware.orElse(null));
     }
 
     /** Software counters are plain memory: as many as the process can hold. */
     int maxCounters() {
-        return caps == null ? Integer.MAX_VALUE : caps.maxCounters();
+        return hardware == null ? Integer.MAX_VALUE : hardware.caps().maxCounters();
     }
 
     long maxValue() {
-        return caps == null ? Unsigned64.MAX : caps.maxValue();
+        return hardware == null ? Unsigned64.MAX : hardware.caps().maxValue();
     }
 
     Set<CompletionCounterOp> supportedOps() {
-        return caps == null ? SOFTWARE_OPS : caps.supportedOps();
+        return hardware == null ? SOFTWARE_OPS : hardware.caps().supportedOps();
     }
 
     CompletionCounterHandle create(CompletionCounterOptions options) {
-        if (caps == null || options.usesExternalMemory()) {
+        if (hardware == null || options.usesExternalMemory()) {
             // The full 64-bit range: one more wraps to zero, as a 64-bit add does.
             SoftwareCompletionCounter counter = SoftwareCompletionCounter.of(options, Unsigned64.MAX,
                     CompletionCounterMode.SOFTWARE, context.deviceName(),
@@ -67,6 +68,6 @@ final class CompletionCounters {
             context.census().created(ResourceKind.COMPLETION_COUNTER);
             return counter;
         }
-        return HardwareCompletionCounter.create(context, hardware, caps.maxValue());
+        return HardwareCompletionCounter.create(context, hardware.verbs(), hardware.caps().maxValue());
     }
 }

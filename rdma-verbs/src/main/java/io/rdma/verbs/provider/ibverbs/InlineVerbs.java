@@ -195,7 +195,7 @@ final class InlineVerbs {
     }
 
     /** {@code ibv_create_counters}. */
-    MemorySegment createCounters(MemorySegment initAttr, String detail) {
+    MemorySegment createCounters(MemorySegment initAttr, @Nullable String detail) {
         return CREATE_COUNTERS.pointer(detail, requireOp("create_counters", "ibv_create_counters", detail),
                 context, initAttr);
     }
@@ -218,7 +218,7 @@ final class InlineVerbs {
         READ_COUNTERS.status(null, requireOp("read_counters", "ibv_read_counters", null), counters, values, count, 0);
     }
 
-    private MemorySegment requireOp(String op, String verb, String detail) {
+    private MemorySegment requireOp(String op, String verb, @Nullable String detail) {
         MemorySegment function = extendedOp(op);
         if (function.address() == 0) {
             throw NativeErrors.failure(verb, Errno.EOPNOTSUPP.code(),

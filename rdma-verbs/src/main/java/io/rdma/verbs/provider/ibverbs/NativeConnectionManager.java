@@ -57,8 +57,6 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     private static final int MAX_PRIVATE_DATA = 56;
     /** RDMA reads and atomics in flight per connection, each way. */
     private static final int MAX_READ_DEPTH = 16;
-    /** The retry counts a connection offers where the application sets none: the most, 7 each (rnr_retry 7 = infinite). */
-    private static final ReliabilitySettings LIBRDMACM_RETRY_COUNTS = new ReliabilitySettings(null, 7, 7, null);
 
     private final NativeContext context;
     private final LoopbackDestination loopback;
@@ -175,9 +173,14 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
         rdma_conn_param.responder_resources(param, (byte) depth);
         rdma_conn_param.initiator_depth(param, (byte) depth);
-        ReliabilitySettings counts = reliability.or(LIBRDMACM_RETRY_COUNTS);
-        rdma_conn_param.retry_count(param, counts.retryCount().byteValue());
-        rdma_conn_param.rnr_retry_count(param, counts.rnrRetry().byteValue());
+        // The retry counts a connection offers where the application sets none: the most, 7 each
+        // (rnr_retry 7 = infinite).
+        Integer retryCount = reliability.retryCount();
+        Integer rnrRetry = reliability.rnrRetry();
+        rdma_conn_param.retry_count(param,
+                (byte) (retryCount != null ? retryCount : ReliabilitySettings.MAX_RETRIES));
+        rdma_conn_param.rnr_retry_count(param,
+                (byte) (rnrRetry != null ? rnrRetry : ReliabilitySettings.INFINITE_RNR_RETRY));
         rdma_conn_param.qp_num(param, qp.qpNumber());
         return param;
     }

@@ -15,6 +15,7 @@ import io.rdma.verbs.spi.CqHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Objects;
 
 import static io.rdma.verbs.provider.ibverbs.DataPathLayout.WC_BYTE_LEN;
 import static io.rdma.verbs.provider.ibverbs.DataPathLayout.WC_FLAGS;
@@ -120,6 +121,8 @@ final class NativeCq implements CqHandle {
         if (extended != null) {
             return extended.poll(this, sink, max);
         }
+        // a CQ that is not extended has its ibv_wc array (the constructor)
+        MemorySegment completions = Objects.requireNonNull(this.completions);
         int filled = 0;
         while (filled < max) {
             int want = Math.min(max - filled, pollLimit);
@@ -130,7 +133,7 @@ final class NativeCq implements CqHandle {
                         + "than the WRs that can be outstanding on all its QPs");
             }
             for (int i = 0; i < got; i++) {
-                fill(sink, filled + i, i * WC_SIZE);
+                fill(sink, filled + i, completions, i * WC_SIZE);
             }
             filled += got;
             if (got < want) {
@@ -140,7 +143,7 @@ final class NativeCq implements CqHandle {
         return filled;
     }
 
-    private void fill(CompletionSink sink, int index, long at) {
+    private void fill(CompletionSink sink, int index, MemorySegment completions, long at) {
         record(sink, index, completions.get(JAVA_LONG, at + WC_WR_ID), completions.get(JAVA_INT, at + WC_STATUS),
                 completions.get(JAVA_INT, at + WC_OPCODE), completions.get(JAVA_INT, at + WC_VENDOR_ERR),
                 completions.get(JAVA_INT, at + WC_BYTE_LEN), completions.get(JAVA_INT, at + WC_IMM_DATA),
@@ -174,7 +177,7 @@ final class NativeCq implements CqHandle {
             }
         } else {
             SendOpcode sent = qp == null ? null : qp.failedSendOpcode(wrId);
-            if (sent != null) {
+            if (qp != null && sent != null) {
                 opcode = sent.completionOpcode();
                 qp.retireSends(wrId, false);
             } else {

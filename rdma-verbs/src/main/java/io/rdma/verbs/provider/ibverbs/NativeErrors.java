@@ -14,7 +14,7 @@ final class NativeErrors {
     private NativeErrors() {
     }
 
-    static VerbsException failure(String verb, int errno, String detail) {
+    static VerbsException failure(String verb, int errno, @Nullable String detail) {
         return new VerbsException(verb, errno, detail, adviceFor(verb, Errno.of(errno)));
     }
 

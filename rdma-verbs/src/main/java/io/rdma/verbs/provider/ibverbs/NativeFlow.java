@@ -18,6 +18,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_flow}: an {@code ibv_flow_attr} followed by its specs in one buffer, as
  * {@code ibv_create_flow} wants it, with a counter action spec when flow counters are bound.
@@ -43,7 +45,8 @@ final class NativeFlow implements FlowHandle {
         return flow;
     }
 
-    static NativeFlow create(NativeContext context, MemorySegment qp, FlowSpec spec, NativeFlowCounters counters) {
+    static NativeFlow create(NativeContext context, MemorySegment qp, FlowSpec spec,
+                             @Nullable NativeFlowCounters counters) {
         long size = ibv_flow_attr.sizeof();
         int specs = 0;
         if (spec.ethernet() != null) {

@@ -265,9 +265,9 @@ final class NativeQp implements QpHandle {
 
     @Override
     public void postSend(SendWorkRequest first, AddressHandleResolver addressHandles) {
+        // fill took the whole chain, or threw: count is its length
         int count = sendRequests.fill(first, addressHandles);
-        SendWorkRequest wr = first;
-        for (int i = 0; i < count; i++, wr = wr.next()) {
+        for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
             postedSends.record(wr.wrId(), wr.opcode(), signalAll || wr.isSignaled());
         }
         int errno = context.verbs().postSend(qp, sendRequests.head(), sendRequests.badRequestSlot());

@@ -36,6 +36,8 @@ import static io.rdma.verbs.provider.ibverbs.DataPathLayout.writeSge;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A QP's preallocated native {@code ibv_send_wr} chain and its {@code ibv_sge} lists, one slot
  * per send queue entry: a post copies the API's {@link SendWorkRequest} chain into it and
@@ -116,7 +118,8 @@ final class SendRequestArray {
         return index;
     }
 
-    private static VerbsException invalid(Errno errno, SendWorkRequest wr, String detail, String advice) {
+    private static VerbsException invalid(Errno errno, SendWorkRequest wr, String detail,
+                                           @Nullable String advice) {
         return new VerbsException("ibv_post_send", errno, detail, advice).withBadWorkRequest(wr.wrId());
     }
 

@@ -66,7 +66,7 @@ final class CompletionDelivery {
         pending.removeHead();
     }
 
-    private static CompletionCounterOp counterOp(SendOpcode opcode) {
+    private static @Nullable CompletionCounterOp counterOp(SendOpcode opcode) {
         return switch (opcode) {
             case SEND, SEND_WITH_IMM -> CompletionCounterOp.SEND;
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> CompletionCounterOp.RDMA_WRITE;

@@ -54,20 +54,20 @@ final class ConnectedTransport extends QpTransport {
         }
         long length = source.total();
         SimulatedQp peer = fabric.queuePairs().get(attributes.destQpNumber);
-        boolean reachable = attributes.remotePort != null && peer != null && peer.type == type
-                && peer.attributes.port == attributes.remotePort && peer.acceptsIncoming()
-                && peer.attributes.isConnectedTo(qp);
+        SimulatedPort port = attributes.boundPort();
+        SimulatedPort remotePort = attributes.remotePort;
         int requestPackets = resultsLandLocally ? 1 : packets(length, attributes.pathMtu.bytes());
         long requestBytes = opcode == SendOpcode.RDMA_READ ? 0 : length;
         // Nothing answers a destination that no port has (remotePort null), and a packet longer
         // than the receiving port's MTU is dropped by the link: RC times out either way (verbs
         // manual §13.2: RETRY_EXC_ERR for a wrong LID/GID, or an MTU that is not consistent).
-        if (!reachable || (requestBytes > 0
-                && Math.min(length, attributes.pathMtu.bytes()) > attributes.remotePort.activeMtuBytes())
-                || !attributes.port.carries(attributes.remotePort)) {
+        if (remotePort == null || peer == null || peer.type != type || peer.attributes.port != remotePort
+                || !peer.acceptsIncoming() || !peer.attributes.isConnectedTo(qp)
+                || (requestBytes > 0 && Math.min(length, attributes.pathMtu.bytes()) > remotePort.activeMtuBytes())
+                || !port.carries(remotePort)) {
             return lost(slot);
         }
-        tally.add(attributes.port, attributes.remotePort, requestPackets, requestBytes);
+        tally.add(port, remotePort, requestPackets, requestBytes);
         if (type == QueuePairType.RC && peer.attributes.receivePsn != attributes.sendPsn) {
             // Out of sequence (class B): the responder NAKs once with its own expected PSN, which
             // this requester never sent, and drops the retries; only the ACK timer ends the wait.
@@ -81,8 +81,8 @@ final class ConnectedTransport extends QpTransport {
             outcome = switch (opcode) {
                 case SEND, SEND_WITH_IMM -> deliverToReceiveQueue(slot, peer, length, null);
                 case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> deliverWrite(slot, peer, length);
-                case RDMA_READ -> performRead(slot, peer, length);
-                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer);
+                case RDMA_READ -> performRead(slot, peer, port, remotePort, length);
+                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> performAtomic(slot, peer, port, remotePort);
             };
         } catch (IllegalStateException | WrongThreadException unreachable) {
             if (!source.accessible() || target.accessible()) {
@@ -174,14 +174,14 @@ final class ConnectedTransport extends QpTransport {
                 if (remoteStatus == CompletionStatus.SUCCESS) {
                     boolean withImmediate = pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM;
                     peer.completions.completeReceive(queue, CompletionOpcode.RECV, length, pending.immediates[slot],
-                            withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qp.qpNumber(), attributes.port.lid(),
-                            pending.flags[slot], CompletionCounterOp.RECV);
+                            withImmediate ? WorkCompletion.FLAG_WITH_IMM : 0, qp.qpNumber(),
+                            attributes.boundPort().lid(), pending.flags[slot], CompletionCounterOp.RECV);
                 }
             } else {
                 writeRemote(slot, writeRegion, length);
                 peer.completions.completeReceive(queue, CompletionOpcode.RECV_RDMA_WITH_IMM, length,
-                        pending.immediates[slot], WorkCompletion.FLAG_WITH_IMM, qp.qpNumber(), attributes.port.lid(),
-                        pending.flags[slot], CompletionCounterOp.REMOTE_RDMA_WRITE);
+                        pending.immediates[slot], WorkCompletion.FLAG_WITH_IMM, qp.qpNumber(),
+                        attributes.boundPort().lid(), pending.flags[slot], CompletionCounterOp.REMOTE_RDMA_WRITE);
                 remoteStatus = CompletionStatus.SUCCESS;
             }
         } finally {
@@ -199,7 +199,8 @@ final class ConnectedTransport extends QpTransport {
      * Turns the responder's answer into the requester's outcome, outside the responder's lock:
      * null = it could not take the packet (lost), RNR_RETRY_EXC_ERR = no receive posted.
      */
-    private Outcome afterResponder(int slot, SimulatedQp peer, CompletionStatus remoteStatus, long length) {
+    private Outcome afterResponder(int slot, SimulatedQp peer, @Nullable CompletionStatus remoteStatus,
+                                   long length) {
         if (remoteStatus == null) {
             return lost(slot);
         }
@@ -229,13 +230,14 @@ final class ConnectedTransport extends QpTransport {
         return complete(slot, CompletionStatus.SUCCESS, length);
     }
 
-    private Outcome performRead(int slot, SimulatedQp peer, long length) {
+    private Outcome performRead(int slot, SimulatedQp peer, SimulatedPort port, SimulatedPort remotePort,
+                                long length) {
         SimulatedMr region = peer.responder.remoteRegion(pending.rkeys[slot], pending.remoteAddresses[slot], length,
                 AccessFlag.REMOTE_READ);
         if (region == null) {
             return remoteAccessError(slot, peer);
         }
-        if (!attributes.remotePort.transmit(attributes.port, packets(length, attributes.pathMtu.bytes()), length)) {
+        if (!remotePort.transmit(port, packets(length, attributes.pathMtu.bytes()), length)) {
             return lost(slot);
         }
         target.clear().add(region.memory(), region.offsetOf(pending.remoteAddresses[slot]), length)
@@ -244,7 +246,7 @@ final class ConnectedTransport extends QpTransport {
         return complete(slot, CompletionStatus.SUCCESS, length);
     }
 
-    private Outcome performAtomic(int slot, SimulatedQp peer) {
+    private Outcome performAtomic(int slot, SimulatedQp peer, SimulatedPort port, SimulatedPort remotePort) {
         long address = pending.remoteAddresses[slot];
         if (address % Long.BYTES != 0) {
             return failLocally(slot, CompletionStatus.REM_INV_REQ_ERR);
@@ -260,7 +262,7 @@ final class ConnectedTransport extends QpTransport {
         long original = pending.opcodes[slot] == SendOpcode.ATOMIC_CMP_AND_SWP
                 ? (long) LONG.compareAndExchange(memory, offset, pending.compareAdds[slot], pending.swaps[slot])
                 : (long) LONG.getAndAdd(memory, offset, pending.compareAdds[slot]);
-        attributes.remotePort.transmit(attributes.port, 1, Long.BYTES);
+        remotePort.transmit(port, 1, Long.BYTES);
         source.firstSegment().set(ValueLayout.JAVA_LONG_UNALIGNED, source.firstOffset(), original);
         return complete(slot, CompletionStatus.SUCCESS, Long.BYTES);
     }

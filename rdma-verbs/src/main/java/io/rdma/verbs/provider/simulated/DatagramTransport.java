@@ -5,12 +5,14 @@ import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.CompletionOpcode;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.GlobalRoute;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -52,24 +54,26 @@ final class DatagramTransport extends QpTransport {
             return failLocally(slot, CompletionStatus.LOC_PROT_ERR);
         }
         long length = source.total();
-        if (length > attributes.port.activeMtuBytes()) {
+        SimulatedPort port = attributes.boundPort();
+        if (length > port.activeMtuBytes()) {
             return failLocally(slot, CompletionStatus.LOC_LEN_ERR);
         }
-        AddressVector av = pending.addressHandles[slot].addressVector();
+        // a UD send has its address handle: SendPosting refuses one without
+        AddressVector av = Objects.requireNonNull(pending.addressHandles[slot]).addressVector();
         SimulatedPort destination = fabric.route(av);
         SimulatedQp peer = fabric.queuePairs().get(pending.remoteQpNumbers[slot]);
-        boolean reachable = destination != null && peer != null && peer.type == QueuePairType.UD
-                && peer.attributes.port == destination && peer.acceptsIncoming()
-                && peer.attributes.qkey == pending.remoteQkeys[slot];
-        if (!reachable || !attributes.port.carries(destination)) {
+        if (destination == null || peer == null || peer.type != QueuePairType.UD
+                || peer.attributes.port != destination || !peer.acceptsIncoming()
+                || peer.attributes.qkey != pending.remoteQkeys[slot] || !port.carries(destination)) {
             return complete(slot, CompletionStatus.SUCCESS, 0);
         }
-        tally.add(attributes.port, destination, 1, length);
-        if (av.isGlobal()) {
-            Gid sourceGid = attributes.port.gids().get(av.globalRoute().sourceGidIndex());
-            writeGrh(av, sourceGid, length);
+        tally.add(port, destination, 1, length);
+        GlobalRoute route = av.globalRoute();
+        if (route != null) {
+            Gid sourceGid = port.gids().get(route.sourceGidIndex());
+            writeGrh(route, sourceGid, length);
             if (destination.isEthernet()) {
-                headers.roceV2(sourceGid.ipv4(), av.globalRoute().destinationGid().ipv4(),
+                headers.roceV2(sourceGid.ipv4(), route.destinationGid().ipv4(),
                         0xC000 | (qp.qpNumber() & 0x3FFF));
                 steer(destination, peer, length);
             }
@@ -90,7 +94,7 @@ final class DatagramTransport extends QpTransport {
                             pending.immediates[slot], (av.isGlobal() ? WorkCompletion.FLAG_GRH : 0)
                                     | (pending.opcodes[slot] == SendOpcode.SEND_WITH_IMM
                                             ? WorkCompletion.FLAG_WITH_IMM : 0),
-                            qp.qpNumber(), attributes.port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
+                            qp.qpNumber(), port.lid(), pending.flags[slot], CompletionCounterOp.RECV);
                 }
             }
         } finally {
@@ -100,16 +104,15 @@ final class DatagramTransport extends QpTransport {
     }
 
     /** Fills the 40-byte GRH a UD receiver finds before the payload (IBA 8.3). */
-    private void writeGrh(AddressVector av, Gid sourceGid, long payload) {
-        int versionClassFlow = (6 << 28) | ((av.globalRoute().trafficClass() & 0xFF) << 20)
-                | (av.globalRoute().flowLabel() & 0xFFFFF);
+    private void writeGrh(GlobalRoute route, Gid sourceGid, long payload) {
+        int versionClassFlow = (6 << 28) | ((route.trafficClass() & 0xFF) << 20) | (route.flowLabel() & 0xFFFFF);
         grh.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, versionClassFlow);
         grh.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 4, (short) payload);
         grh.set(ValueLayout.JAVA_BYTE, 6, (byte) 0x1B);
-        grh.set(ValueLayout.JAVA_BYTE, 7, (byte) av.globalRoute().hopLimit());
+        grh.set(ValueLayout.JAVA_BYTE, 7, (byte) route.hopLimit());
         for (int i = 0; i < Gid.LENGTH; i++) {
             grh.set(ValueLayout.JAVA_BYTE, 8 + i, sourceGid.byteAt(i));
-            grh.set(ValueLayout.JAVA_BYTE, 24 + i, av.globalRoute().destinationGid().byteAt(i));
+            grh.set(ValueLayout.JAVA_BYTE, 24 + i, route.destinationGid().byteAt(i));
         }
     }
 
@@ -120,8 +123,9 @@ final class DatagramTransport extends QpTransport {
         int length = (int) source.total();
         source.copyTo(grhSource.clear().add(frameMemory, 0, length), length);
         headers.parse(frame, length);
-        if (attributes.port.isActive()) {
-            attributes.port.transmitFrame(length);
+        SimulatedPort port = attributes.boundPort();
+        if (port.isActive()) {
+            port.transmitFrame(length);
             for (SimulatedPort destination : fabric.ethernetPorts()) {
                 if (destination.isActive()) {
                     steer(destination, null, length);

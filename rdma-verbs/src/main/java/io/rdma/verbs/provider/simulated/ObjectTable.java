@@ -22,21 +22,21 @@ final class ObjectTable<T> {
         if (id >= slots.length) {
             slots = Arrays.copyOf(slots, Math.max(id + 1, slots.length * 2));
         }
-        Object[] current = slots;
+        @Nullable Object[] current = slots;
         current[id] = value;
         slots = current; // volatile write publishes the element to lock-free readers
         return id;
     }
 
     synchronized void remove(int id) {
-        Object[] current = slots;
+        @Nullable Object[] current = slots;
         current[id] = null;
         slots = current;
     }
 
     @SuppressWarnings("unchecked")
     @Nullable T get(int id) {
-        Object[] current = slots;
+        @Nullable Object[] current = slots;
         return id > 0 && id < current.length ? (T) current[id] : null;
     }
 }

@@ -91,7 +91,7 @@ final class PendingSends {
     }
 
     /** Copies {@code wr}; inline payload is read from the caller's memory now. */
-    void add(SendWorkRequest wr, SimulatedAh addressHandle, boolean inline) {
+    void add(SendWorkRequest wr, @Nullable SimulatedAh addressHandle, boolean inline) {
         int slot = (head + count) % capacity;
         wrIds[slot] = wr.wrId();
         opcodes[slot] = wr.opcode();

@@ -26,7 +26,7 @@ final class PortTally {
     }
 
     void flush() {
-        if (source != null && (packets != 0 || bytes != 0)) {
+        if (source != null && destination != null && (packets != 0 || bytes != 0)) { // add sets both
             source.account(destination, packets, bytes);
         }
         packets = 0;

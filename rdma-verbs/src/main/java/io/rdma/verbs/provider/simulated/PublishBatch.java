@@ -1,5 +1,7 @@
 package io.rdma.verbs.provider.simulated;
 
+import java.util.Objects;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,7 +50,7 @@ final class PublishBatch {
             return;
         }
         for (int i = 0; i < count; i++) {
-            pending[i].publish();
+            Objects.requireNonNull(pending[i]).publish(); // entries below count are set
             pending[i] = null;
         }
         count = 0;

@@ -7,6 +7,8 @@ import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 
+import java.util.Objects;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -115,6 +117,14 @@ final class QpAttributes {
             throw Failures.aboveLimit("ibv_modify_qp", name, value, limit);
         }
         return value;
+    }
+
+    /**
+     * The port, for a QP that sends or receives: RESET → INIT requires {@code IBV_QP_PORT}
+     * ({@link QpTransitions}), so every QP past RESET has one.
+     */
+    SimulatedPort boundPort() {
+        return Objects.requireNonNull(port, "a QP past RESET has its port (IBV_QP_PORT at INIT)");
     }
 
     /** {@code ibv_query_qp}: these attributes with the QP's {@code state}. */

@@ -86,7 +86,7 @@ final class QpTransitions {
         };
     }
 
-    private static void require(List<String> missing, Object value, String mask) {
+    private static void require(List<String> missing, @Nullable Object value, String mask) {
         if (value == null) {
             missing.add(mask);
         }

@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.simulated;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -59,7 +60,8 @@ final class SgeCursor {
 
     /** The segment and offset of the first entry, for 8-byte atomic results. */
     MemorySegment firstSegment() {
-        return segments[0];
+        // entries below count are set, and an atomic has its one
+        return Objects.requireNonNull(segments[0]);
     }
 
     long firstOffset() {
@@ -75,7 +77,8 @@ final class SgeCursor {
     boolean accessible() {
         Thread current = Thread.currentThread();
         for (int i = 0; i < count; i++) {
-            if (!segments[i].scope().isAlive() || !segments[i].isAccessibleBy(current)) {
+            MemorySegment segment = Objects.requireNonNull(segments[i]); // entries below count are set
+            if (!segment.scope().isAlive() || !segment.isAccessibleBy(current)) {
                 return false;
             }
         }

@@ -179,6 +179,8 @@ final class SimulatedConnectionManager {
      * RESET → INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute, the
      * reliability attributes {@code reliability} sets in place of rdma_cm's.
      */
+    // effective is reliability.or(CONNECTION_MANAGER_DEFAULTS), which sets all four: none is null
+    @SuppressWarnings("NullAway")
     private static void walkToReadyToSend(SimulatedQp qp, SimulatedPort local, SimulatedQp peer, SimulatedPort remote,
                                           int remotePsn, int localPsn, ReliabilitySettings reliability) {
         ReliabilitySettings effective = reliability.or(CONNECTION_MANAGER_DEFAULTS);

@@ -170,7 +170,7 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
     }
 
     /** Queues an async event for this context's listeners ({@code ibv_get_async_event}). */
-    void raise(AsyncEventType type, Object element, int port) {
+    void raise(AsyncEventType type, @Nullable Object element, int port) {
         AsyncEventSink target = sink;
         if (target != null) {
             device.fabric().defer(() -> target.deliver(type, element, port));

@@ -3,6 +3,7 @@ package io.rdma.verbs.provider.simulated;
 import io.rdma.verbs.api.AddressVector;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.Gid;
+import io.rdma.verbs.api.GlobalRoute;
 import io.rdma.verbs.api.VerbsException;
 
 import java.util.BitSet;
@@ -145,9 +146,8 @@ final class SimulatedFabric {
 
     /** The port an address vector names: by GID when it has a GRH, else by LID; null when nothing answers. */
     @Nullable SimulatedPort route(AddressVector addressVector) {
-        return addressVector.isGlobal()
-                ? portsByGid.get(addressVector.globalRoute().destinationGid())
-                : portsByLid.get(addressVector.destinationLid());
+        GlobalRoute route = addressVector.globalRoute();
+        return route != null ? portsByGid.get(route.destinationGid()) : portsByLid.get(addressVector.destinationLid());
     }
 
     /** Runs {@code task} after {@code nanos}, on the timer thread (RNR and ACK timeouts). */

@@ -2,6 +2,7 @@ package io.rdma.verbs.provider.simulated;
 
 import io.rdma.verbs.api.AccessFlag;
 import io.rdma.verbs.api.AddressVector;
+import io.rdma.verbs.api.GlobalRoute;
 import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
@@ -106,9 +107,9 @@ final class SimulatedPd implements PdHandle {
             throw Failures.invalid("ibv_create_ah", "port " + port.number() + " is Ethernet (RoCE): the address "
                     + "needs a GRH", "give the address vector a GlobalRoute with the destination GID");
         }
-        if (addressVector.isGlobal()
-                && addressVector.globalRoute().sourceGidIndex() >= port.gids().size()) {
-            throw Failures.invalid("ibv_create_ah", "sgid_index " + addressVector.globalRoute().sourceGidIndex()
+        GlobalRoute route = addressVector.globalRoute();
+        if (route != null && route.sourceGidIndex() >= port.gids().size()) {
+            throw Failures.invalid("ibv_create_ah", "sgid_index " + route.sourceGidIndex()
                     + " is outside the GID table of " + port.gids().size() + " entries");
         }
         device().reserve(ResourceKind.ADDRESS_HANDLE, device().spec().maxAh(), "ibv_create_ah", "address handles");

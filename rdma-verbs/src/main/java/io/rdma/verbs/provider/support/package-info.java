@@ -6,4 +6,7 @@
  * can use it; an application never names these types, and neither the API nor the SPI depends
  * on them.
  */
+@NullMarked
 package io.rdma.verbs.provider.support;
+
+import org.jspecify.annotations.NullMarked;
