@@ -3,7 +3,9 @@ package io.rdma.boot.autoconfigure.metrics;
 import io.rdma.boot.autoconfigure.RdmaAutoConfiguration;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnections;
+import io.rdma.spring.listener.ChannelReceivers;
 import io.rdma.spring.resource.RdmaResources;
+import io.rdma.spring.template.RdmaTemplate;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -79,6 +81,14 @@ public final class RdmaMetricsAutoConfiguration {
     ServiceConnectionMetrics rdmaServiceConnectionMetrics(RdmaResources resources,
                                                           ObjectProvider<RdmaConnections> connections) {
         return new ServiceConnectionMetrics(resources, connections::getObject);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean({RdmaTemplate.class, ChannelReceivers.class})
+    DroppedMessageMetrics rdmaDroppedMessageMetrics(ObjectProvider<RdmaTemplate> template,
+                                                    ObjectProvider<ChannelReceivers> receivers) {
+        return new DroppedMessageMetrics(template::getObject, receivers::getObject);
     }
 
     @Bean
