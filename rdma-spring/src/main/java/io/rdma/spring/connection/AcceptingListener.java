@@ -51,7 +51,9 @@ final class AcceptingListener {
     private final ConnectionManager manager;
     private final RdmaResources resources;
     private final RdmaChannels channels;
-    private final RdmaConnections hub;
+    private final ConnectionThreads threads;
+    private final ConnectionQueuePairs queuePairs;
+    private final ConnectionStateEvents events;
     private final Semaphore slots;
     private final AtomicInteger acceptedCount = new AtomicInteger();
     private final List<Peer> peers = new CopyOnWriteArrayList<>();
@@ -59,12 +61,14 @@ final class AcceptingListener {
     private volatile @Nullable String lastFailure;
 
     AcceptingListener(ListenerPlan plan, ConnectionManager manager, RdmaResources resources, RdmaChannels channels,
-                      RdmaConnections hub) {
+                      ConnectionThreads threads, ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
         this.plan = plan;
         this.manager = manager;
         this.resources = resources;
         this.channels = channels;
-        this.hub = hub;
+        this.threads = threads;
+        this.queuePairs = queuePairs;
+        this.events = events;
         this.slots = new Semaphore(plan.peersAtOnce());
     }
 
@@ -108,7 +112,7 @@ final class AcceptingListener {
         ConnectionListener listening = Objects.requireNonNull(listener);
         QueuePair spare = null;
         try {
-            while (hub.isRunning() && !listening.isClosed()) {
+            while (threads.isRunning() && !listening.isClosed()) {
                 slots.acquire();
                 boolean placed = false;
                 try {
@@ -123,7 +127,7 @@ final class AcceptingListener {
                 } catch (RuntimeException e) {
                     boolean noQueuePair = spare == null;
                     spare = discard(spare);
-                    if (!hub.isRunning() || listening.isClosed()) {
+                    if (!threads.isRunning() || listening.isClosed()) {
                         return;
                     }
                     lastFailure = (noQueuePair ? "no queue pair for the next peer from '" + plan.queuePairSource()
@@ -179,22 +183,23 @@ final class AcceptingListener {
                 channels.open(name, plan.name(), qp, queuePairPrototype());
             }
             peers.add(peer);
-            hub.watch(qp, reason -> hub.execute(() -> letGo(peer, reason, false)));
-            // on the provider's event thread: the letting go runs on a thread of the hub
-            connection.onPeerDisconnect(gone -> hub.execute(() -> letGo(peer, "the peer disconnected", true)));
+            queuePairs.watch(qp, reason -> threads.execute(() -> letGo(peer, reason, false)));
+            // on the provider's event thread: the letting go runs on a connection thread
+            connection.onPeerDisconnect(gone -> threads.execute(() -> letGo(peer, "the peer disconnected", true)));
         } catch (RuntimeException e) {
             peers.remove(peer);
-            hub.unwatch(qp);
             connection.close();
             if (prototype) {
-                hub.closeChannel(name, qp, "admitting the peer failed: " + e.getMessage());
+                queuePairs.retire(name, qp, "admitting the peer failed: " + e.getMessage());
+            } else {
+                queuePairs.unwatch(qp);
             }
             throw e;
         }
         logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"
                 + name + "' (0x" + Integer.toHexString(qp.qpNumber()) + ")");
         channels.up(name, connection.remoteAddress());
-        hub.stateChanged(plan.name(), name, hostAndPort(connection.remoteAddress()), ConnectionState.DOWN,
+        events.changed(plan.name(), name, hostAndPort(connection.remoteAddress()), ConnectionState.DOWN,
                 ConnectionState.UP);
     }
 
@@ -218,7 +223,7 @@ final class AcceptingListener {
             release(peer, reason);
         } finally {
             slots.release();
-            hub.stateChanged(plan.name(), peer.name(), hostAndPort(peer.remote()),
+            events.changed(plan.name(), peer.name(), hostAndPort(peer.remote()),
                     ConnectionState.UP, ConnectionState.DOWN);
         }
     }
@@ -231,11 +236,11 @@ final class AcceptingListener {
     private void release(Peer peer, String reason) {
         QueuePair qp = peer.queuePair();
         peer.connection().close();
-        hub.awaitDelivered();
-        hub.unwatch(qp);
+        queuePairs.awaitDelivered();
         if (plan.queuePair() == null) {
-            hub.closeChannel(peer.name(), qp, reason);
+            queuePairs.retire(peer.name(), qp, reason);
         } else {
+            queuePairs.unwatch(qp);
             channels.down(peer.name(), reason);
             if (!qp.isClosed()) {
                 qp.reset();
@@ -256,12 +261,13 @@ final class AcceptingListener {
         peers.clear();
         remaining.forEach(peer -> peer.connection().close());
         if (!remaining.isEmpty()) {
-            hub.awaitDelivered();
+            queuePairs.awaitDelivered();
         }
         for (Peer peer : remaining) {
-            hub.unwatch(peer.queuePair());
             if (plan.queuePair() == null) {
-                hub.closeChannel(peer.name(), peer.queuePair(), "the application is stopping");
+                queuePairs.retire(peer.name(), peer.queuePair(), "the application is stopping");
+            } else {
+                queuePairs.unwatch(peer.queuePair());
             }
         }
     }

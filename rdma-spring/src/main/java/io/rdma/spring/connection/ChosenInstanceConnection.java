@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * the queue pair is a declared bean, so it is reset and connected anew, never closed. While none
  * is listed the connection waits.
  *
- * <p>Only the hub's refresh thread chooses and connects, so one connection at most uses the
+ * <p>Only the {@link ServiceRefresher}'s thread chooses and connects, so one connection at most uses the
  * queue pair; a retirement that an attempt under way delays ends on that attempt's thread, and
  * asks the refresh thread to read the service again.
  */
@@ -35,6 +35,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private final RdmaInstanceChooser chooser;
+    private final ServiceRefresher refresher;
     /** The declared queue pair's name, and the queue pair. */
     private final String queuePair;
     private final QueuePair qp;
@@ -43,10 +44,12 @@ final class ChosenInstanceConnection extends ServiceConnection {
     private volatile boolean retiring;
 
     ChosenInstanceConnection(ServicePlan plan, String queuePair, QueuePair qp, RdmaServiceDiscovery discovery,
-                             RdmaInstanceChooser chooser, ConnectionManager manager, RdmaChannels channels,
-                             RdmaConnections hub) {
-        super(plan, discovery, manager, channels, hub);
+                             RdmaInstanceChooser chooser, ServiceRefresher refresher, ConnectionManager manager,
+                             RdmaChannels channels, ConnectionThreads threads, ConnectionQueuePairs queuePairs,
+                             ConnectionStateEvents events) {
+        super(plan, discovery, manager, channels, threads, queuePairs, events);
         this.chooser = chooser;
+        this.refresher = refresher;
         this.queuePair = queuePair;
         this.qp = qp;
     }
@@ -80,7 +83,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
 
     private void connect(ServiceInstanceEndpoint endpoint) {
         OutboundConnection connection = connectionTo(endpoint, queuePair, qp);
-        hub.watch(qp, connection::failed);
+        queuePairs.watch(qp, connection::failed);
         chosen = new Chosen(endpoint, connection);
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
                 + plan.service() + "' chosen (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '"
@@ -100,7 +103,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
         chosen = null;
         departed.connection().retire(() -> {
             retiring = false;
-            hub.refreshSoon(this);
+            refresher.refreshSoon(this);
         });
     }
 

@@ -37,8 +37,8 @@ final class EveryInstanceConnection extends ServiceConnection {
 
     EveryInstanceConnection(ServicePlan plan, String prototype, RdmaServiceDiscovery discovery,
                             ConnectionManager manager, RdmaResources resources, RdmaChannels channels,
-                            RdmaConnections hub) {
-        super(plan, discovery, manager, channels, hub);
+                            ConnectionThreads threads, ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
+        super(plan, discovery, manager, channels, threads, queuePairs, events);
         this.prototype = prototype;
         this.resources = resources;
     }
@@ -88,10 +88,9 @@ final class EveryInstanceConnection extends ServiceConnection {
         OutboundConnection connection = connectionTo(endpoint, name, qp);
         try {
             channels.open(name, plan.name(), qp, prototype);
-            hub.watch(qp, connection::failed);
+            queuePairs.watch(qp, connection::failed);
         } catch (RuntimeException e) {
-            hub.unwatch(qp);
-            hub.closeChannel(name, qp, "joining the instance failed: " + e.getMessage());
+            queuePairs.retire(name, qp, "joining the instance failed: " + e.getMessage());
             throw e;
         }
         members.put(endpoint.instanceId(), new Member(endpoint, name, qp, connection));
@@ -104,10 +103,8 @@ final class EveryInstanceConnection extends ServiceConnection {
         logger.info("RDMA connection '" + plan.name() + "': instance '" + member.endpoint().instanceId()
                 + "' left service '" + plan.service() + "'; its connection and queue pair '" + member.name()
                 + "' are closed");
-        member.connection().retire(() -> {
-            hub.unwatch(member.queuePair());
-            hub.closeChannel(member.name(), member.queuePair(), "the instance left the service");
-        });
+        member.connection().retire(() -> queuePairs.retire(member.name(), member.queuePair(),
+                "the instance left the service"));
     }
 
     /** Every member's connection, then its queue pair. */

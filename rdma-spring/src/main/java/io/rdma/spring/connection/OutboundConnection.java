@@ -40,7 +40,9 @@ final class OutboundConnection {
     private final QueuePair qp;
     private final ConnectionManager manager;
     private final RdmaChannels channels;
-    private final RdmaConnections hub;
+    private final ConnectionThreads threads;
+    private final ConnectionQueuePairs queuePairs;
+    private final ConnectionStateEvents events;
     private final AtomicBoolean working = new AtomicBoolean();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile @Nullable Connection connection;
@@ -51,12 +53,14 @@ final class OutboundConnection {
     private volatile String teardownCause = "the application is stopping";
 
     OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, RdmaChannels channels,
-                       RdmaConnections hub) {
+                       ConnectionThreads threads, ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
         this.plan = plan;
         this.qp = qp;
         this.manager = manager;
         this.channels = channels;
-        this.hub = hub;
+        this.threads = threads;
+        this.queuePairs = queuePairs;
+        this.events = events;
     }
 
     /** Connects with the configured retries; the last failure fails the start. */
@@ -80,23 +84,24 @@ final class OutboundConnection {
     }
 
     /**
-     * The queue pair failed, or the listener disconnected ({@code reason}): reconnects on the
-     * hub's executor, once per failure. Never blocks: it may run on the provider's event thread.
+     * The queue pair failed, or the listener disconnected ({@code reason}): reconnects on a
+     * connection thread, once per failure. Never blocks: it may run on the provider's event thread.
      */
     void failed(String reason) {
-        if (state == ConnectionState.UP && hub.isRunning() && retired == null && working.compareAndSet(false, true)) {
+        if (state == ConnectionState.UP && threads.isRunning() && retired == null
+                && working.compareAndSet(false, true)) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + reason + "; reconnecting " + target());
             teardownCause = reason;
             moveTo(ConnectionState.CONNECTING);
-            hub.execute(() -> keepConnecting(true));
+            threads.execute(() -> keepConnecting(true));
         }
     }
 
-    /** The first connection to a discovered instance: attempted on the hub's executor, never failing the start. */
+    /** The first connection to a discovered instance: attempted on a connection thread, never failing the start. */
     void connectInBackground() {
         if (working.compareAndSet(false, true)) {
-            hub.execute(() -> keepConnecting(false));
+            threads.execute(() -> keepConnecting(false));
         }
     }
 
@@ -131,7 +136,7 @@ final class OutboundConnection {
             if (afterFailure) {
                 tearDown();
             }
-            for (int attempt = 1; hub.isRunning() && retired == null; attempt++) {
+            for (int attempt = 1; threads.isRunning() && retired == null; attempt++) {
                 try {
                     attempt(attempt);
                     return;
@@ -206,7 +211,7 @@ final class OutboundConnection {
             state = next;
         }
         if (previous != next) {
-            hub.stateChanged(plan.name(), plan.queuePair(), plan.host() + ":" + plan.port(), previous, next);
+            events.changed(plan.name(), plan.queuePair(), plan.host() + ":" + plan.port(), previous, next);
         }
     }
 
@@ -219,7 +224,7 @@ final class OutboundConnection {
         } else if (qp.state() != QueuePairState.ERR && qp.state() != QueuePairState.RESET) {
             qp.toError();
         }
-        hub.awaitDelivered();
+        queuePairs.awaitDelivered();
         channels.down(plan.queuePair(), teardownCause);
     }
 

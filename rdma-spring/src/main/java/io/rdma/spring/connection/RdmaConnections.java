@@ -11,30 +11,19 @@ import io.rdma.spring.resource.ConnectionPlan.ListenerPlan;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.spring.resource.ConnectionPlan.ServicePlan;
 import io.rdma.spring.resource.RdmaResources;
-import io.rdma.verbs.api.AsyncEvent;
-import io.rdma.verbs.api.AsyncEventListener;
-import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.VerbsException;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -66,8 +55,7 @@ import org.springframework.context.SmartLifecycle;
 public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(RdmaConnections.class);
-    private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
-            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
+    private static final Duration THREADS_END_WITHIN = Duration.ofSeconds(10);
 
     /**
      * A listener's state for health and the actuator; {@code boundAddress} shows the chosen port
@@ -112,29 +100,18 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
     }
 
     private final RdmaResources resources;
-    private final CompletionRouter router;
-    private final CompletionPollers pollers;
     private final RdmaChannels channels;
-    private final ApplicationEventPublisher events;
+    private final ConnectionThreads threads = new ConnectionThreads();
+    private final ConnectionQueuePairs queuePairs;
+    private final ConnectionStateEvents events;
+    private final ServiceRefresher refresher = new ServiceRefresher();
     private final Map<String, AcceptingListener> listeners = new LinkedHashMap<>();
     private final Map<String, OutboundConnection> outbound = new LinkedHashMap<>();
     private final Map<String, ServiceConnection> services = new LinkedHashMap<>();
     private final @Nullable RdmaServiceDiscovery discovery;
     private final RdmaInstanceChooser chooser;
-    private final Map<QueuePair, Consumer<String>> failureWatchers = new ConcurrentHashMap<>();
-    private final Map<DeviceContext, AsyncEventListener> eventListeners = new LinkedHashMap<>();
-    /**
-     * Platform threads, not virtual ones: accept loops, connects and disconnects block in
-     * librdmacm (a native poll), which pins a virtual thread to its carrier; with as many
-     * carriers as cores, a listener's accept loop on a small host would hold the only one, and
-     * the receive handlers, which run on virtual threads, would never run.
-     */
-    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
-            Thread.ofPlatform().daemon().name("rdma-connection-", 0).factory());
-    /** Reads the discovered services' instances again, each at its refresh interval. */
-    private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("rdma-service-refresh").factory());
-    private volatile boolean running;
+    /** The devices whose async events {@link #queuePairs} listens to. */
+    private final List<DeviceContext> eventSources = new ArrayList<>();
     private boolean closed;
 
     /**
@@ -147,10 +124,9 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                            RdmaChannels channels, ApplicationEventPublisher events,
                            @Nullable RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser) {
         this.resources = resources;
-        this.router = router;
-        this.pollers = pollers;
         this.channels = channels;
-        this.events = events;
+        this.queuePairs = new ConnectionQueuePairs(router, pollers, channels);
+        this.events = new ConnectionStateEvents(events);
         this.discovery = discovery;
         this.chooser = chooser;
     }
@@ -197,50 +173,32 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
      * discovery client's heartbeat, which says that the instances may have changed.
      */
     public void refreshServices() {
-        services.values().forEach(this::refreshSoon);
-    }
-
-    /** Reads {@code service}'s instances again on the refresh thread, unless the application is stopping. */
-    void refreshSoon(ServiceConnection service) {
-        if (running) {
-            try {
-                refresher.execute(() -> refresh(service));
-            } catch (RejectedExecutionException e) {
-                // stopping meanwhile
-            }
-        }
-    }
-
-    /** A failing read is logged: thrown, it would end the scheduled reads of the service for good. */
-    private static void refresh(ServiceConnection service) {
-        try {
-            service.refresh();
-        } catch (RuntimeException e) {
-            logger.error("Following the instances of a discovered service failed; the next read tries again", e);
-        }
+        services.values().forEach(refresher::refreshSoon);
     }
 
     @Override
     public void start() {
-        running = true;
+        threads.start();
         ConnectionPlan plan = resources.connections();
         Map<String, ConnectionManager> managers = new LinkedHashMap<>();
         try {
             for (ListenerPlan listenerPlan : plan.listeners()) {
                 ConnectionManager manager = manager(managers, listenerPlan.device(), listenerPlan.name(),
                         listenerPlan.property());
-                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, channels, this);
+                AcceptingListener listener = new AcceptingListener(listenerPlan, manager, resources, channels,
+                        threads, queuePairs, events);
                 listener.listen();
                 listeners.put(listenerPlan.name(), listener);
-                executor.execute(listener::acceptPeers);
+                threads.execute(listener::acceptPeers);
             }
             for (OutboundPlan connectionPlan : plan.outbound()) {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
                 QueuePair qp = declaredQueuePair(connectionPlan.queuePair());
-                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, channels, this);
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, channels,
+                        threads, queuePairs, events);
                 outbound.put(connectionPlan.name(), connection);
-                watch(qp, connection::failed);
+                queuePairs.watch(qp, connection::failed);
                 connection.connectAtStartup();
             }
             for (ServicePlan servicePlan : plan.services()) {
@@ -253,8 +211,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         servicePlan.property());
                 ServiceConnection service = serviceConnection(servicePlan, discovery, manager);
                 services.put(servicePlan.name(), service);
-                long interval = servicePlan.refreshInterval().toNanos();
-                refresher.scheduleWithFixedDelay(() -> refresh(service), 0, interval, TimeUnit.NANOSECONDS);
+                refresher.follow(service, servicePlan.refreshInterval());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -267,12 +224,13 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                                                 ConnectionManager manager) {
         String prototype = plan.queuePairPrototype();
         if (prototype != null) {
-            return new EveryInstanceConnection(plan, prototype, discovery, manager, resources, channels, this);
+            return new EveryInstanceConnection(plan, prototype, discovery, manager, resources, channels, threads,
+                    queuePairs, events);
         }
         // the plan sets exactly one of queuePair and queuePairPrototype
         String queuePair = Objects.requireNonNull(plan.queuePair());
         return new ChosenInstanceConnection(plan, queuePair, declaredQueuePair(queuePair), discovery, chooser,
-                manager, channels, this);
+                refresher, manager, channels, threads, queuePairs, events);
     }
 
     private QueuePair declaredQueuePair(String name) {
@@ -289,9 +247,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         try {
             ConnectionManager manager = ConnectionManager.of(context);
             managers.put(device, manager);
-            AsyncEventListener failures = this::onAsyncEvent;
-            context.addAsyncEventListener(failures);
-            eventListeners.put(context, failures);
+            context.addAsyncEventListener(queuePairs);
+            eventSources.add(context);
             return manager;
         } catch (VerbsException e) {
             throw new RdmaConnectionException(connection, property, "on device '" + device + "'", 1, e);
@@ -300,64 +257,6 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
 
     private DeviceContext deviceContext(String device) {
         return resources.resource(device).map(managed -> (DeviceContext) managed.resource()).orElseThrow();
-    }
-
-    private void onAsyncEvent(AsyncEvent event) {
-        if (QP_FAILURES.contains(event.type()) && event.resource() instanceof QueuePair qp) {
-            Consumer<String> watcher = failureWatchers.get(qp);
-            if (watcher != null) {
-                watcher.accept("IBV_EVENT_" + event.type());
-            }
-        }
-    }
-
-    /** Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which must not block. */
-    void watch(QueuePair qp, Consumer<String> watcher) {
-        failureWatchers.put(qp, watcher);
-        router.routeFailures(qp, completion -> watcher.accept("completion " + completion.status()));
-    }
-
-    void unwatch(QueuePair qp) {
-        failureWatchers.remove(qp);
-    }
-
-    /**
-     * Channel {@code name} of a peer or an instance, on prototype queue pair {@code qp}, is gone
-     * because of {@code cause}: its followers are told, its completions no longer routed, and the
-     * queue pair closed.
-     */
-    void closeChannel(String name, QueuePair qp, String cause) {
-        channels.close(name, cause);
-        router.unroute(qp);
-        qp.close();
-    }
-
-    /**
-     * Publishes a state change of connection (or listener) {@code name} on {@code queuePair}; a
-     * failing application listener is logged, as it must not stop the connection from
-     * recovering.
-     */
-    void stateChanged(String name, String queuePair, String peer, ConnectionState oldState, ConnectionState newState) {
-        try {
-            events.publishEvent(new RdmaConnectionStateChangedEvent(name, queuePair, peer, oldState, newState));
-        } catch (RuntimeException e) {
-            logger.error("A listener of the state changes of RDMA connection '" + name + "' failed", e);
-        }
-    }
-
-    void awaitDelivered() {
-        pollers.awaitDelivered();
-    }
-
-    /** Runs {@code task} on a thread of its own, unless the application is stopping. Never blocks. */
-    void execute(Runnable task) {
-        if (running) {
-            try {
-                executor.execute(task);
-            } catch (RejectedExecutionException e) {
-                // stopping meanwhile: the shutdown closes what the task would have
-            }
-        }
     }
 
     @Override
@@ -376,17 +275,16 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
             return;
         }
         closed = true;
-        running = false;
-        refresher.shutdownNow();
-        executor.shutdownNow();
         try {
-            if (!refresher.awaitTermination(10, TimeUnit.SECONDS) || !executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                logger.warn("RDMA connection threads did not end within 10s");
+            // the connections' threads first: a read of a service under way then starts no connect
+            boolean connectionThreadsEnded = threads.stop(THREADS_END_WITHIN);
+            if (!connectionThreadsEnded || !refresher.stop(THREADS_END_WITHIN)) {
+                logger.warn("RDMA connection threads did not end within " + THREADS_END_WITHIN.toSeconds() + "s");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        eventListeners.forEach(DeviceContext::removeAsyncEventListener);
+        eventSources.forEach(context -> context.removeAsyncEventListener(queuePairs));
         List<Runnable> closings = new ArrayList<>();
         // in the destroy order: listeners, then connections, then the prototype QPs of accepted peers
         // (a service instance's connection is closed before its prototype QP; a declared QP stays)
@@ -401,12 +299,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                 logger.warn("Closing an RDMA connection failed", e);
             }
         }
-        failureWatchers.clear();
+        queuePairs.clear();
     }
 
     @Override
     public boolean isRunning() {
-        return running;
+        return threads.isRunning();
     }
 
     /** After the pollers, so a connection's first completions have a poller; stopped before them. */

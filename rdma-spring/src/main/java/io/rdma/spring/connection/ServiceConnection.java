@@ -25,26 +25,31 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
 
     final ServicePlan plan;
     final RdmaChannels channels;
-    final RdmaConnections hub;
+    final ConnectionQueuePairs queuePairs;
+    private final ConnectionThreads threads;
+    private final ConnectionStateEvents events;
     private final RdmaServiceDiscovery discovery;
     private final ConnectionManager manager;
     private volatile int known;
     volatile @Nullable String lastFailure;
 
     ServiceConnection(ServicePlan plan, RdmaServiceDiscovery discovery, ConnectionManager manager,
-                      RdmaChannels channels, RdmaConnections hub) {
+                      RdmaChannels channels, ConnectionThreads threads, ConnectionQueuePairs queuePairs,
+                      ConnectionStateEvents events) {
         this.plan = plan;
         this.channels = channels;
         this.discovery = discovery;
         this.manager = manager;
-        this.hub = hub;
+        this.threads = threads;
+        this.queuePairs = queuePairs;
+        this.events = events;
     }
 
     /**
      * Reads the service's instances and follows them; a discovery client that fails leaves the
      * connections as they are. The read is made outside any lock: a registry that is slow to
-     * answer must not hold up {@link #status()}, which health checks call. Only the hub's one
-     * refresh thread calls this.
+     * answer must not hold up {@link #status()}, which health checks call. Only the
+     * {@link ServiceRefresher}'s one thread calls this.
      */
     final void refresh() {
         List<ServiceInstanceEndpoint> found;
@@ -68,7 +73,7 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
      */
     abstract void follow(Map<String, ServiceInstanceEndpoint> listed);
 
-    /** At shutdown, after the hub's threads ended: closes what this connection opened. */
+    /** At shutdown, after the connection and refresh threads ended: closes what this connection opened. */
     abstract void close();
 
     /** The connections to instances there are now. */
@@ -77,7 +82,7 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     /** The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}; not yet attempted. */
     final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp) {
         return new OutboundConnection(plan.toInstance(plan.name() + "@" + endpoint.instanceId(), channel,
-                endpoint.host(), endpoint.port()), qp, manager, channels, hub);
+                endpoint.host(), endpoint.port()), qp, manager, channels, threads, queuePairs, events);
     }
 
     final RdmaConnections.ServiceStatus status() {

@@ -1,0 +1,81 @@
+package io.rdma.spring.connection;
+
+import io.rdma.spring.channel.RdmaChannels;
+import io.rdma.spring.completion.CompletionPollers;
+import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.verbs.api.AsyncEvent;
+import io.rdma.verbs.api.AsyncEventListener;
+import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.QueuePair;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * What becomes of the queue pairs connections run on, between their connect and their close:
+ * their failures (the devices' async events, as the listener of each device's events, and
+ * completions with an error status) go to a watcher; their flushed work is delivered before they
+ * are reset or closed; and one made from a prototype for a peer or an instance is retired with
+ * its channel.
+ */
+final class ConnectionQueuePairs implements AsyncEventListener {
+
+    private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
+
+    private final CompletionRouter router;
+    private final CompletionPollers pollers;
+    private final RdmaChannels channels;
+    private final Map<QueuePair, Consumer<String>> watchers = new ConcurrentHashMap<>();
+
+    ConnectionQueuePairs(CompletionRouter router, CompletionPollers pollers, RdmaChannels channels) {
+        this.router = router;
+        this.pollers = pollers;
+        this.channels = channels;
+    }
+
+    /** Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which must not block. */
+    void watch(QueuePair qp, Consumer<String> watcher) {
+        watchers.put(qp, watcher);
+        router.routeFailures(qp, completion -> watcher.accept("completion " + completion.status()));
+    }
+
+    void unwatch(QueuePair qp) {
+        watchers.remove(qp);
+    }
+
+    /** Waits until the completions polled so far, a flush's among them, were delivered. */
+    void awaitDelivered() {
+        pollers.awaitDelivered();
+    }
+
+    /**
+     * Channel {@code name} of a peer or an instance, on prototype queue pair {@code qp}, is gone
+     * because of {@code cause}: the queue pair is no longer watched, the channel's followers are
+     * told, its completions no longer routed, and the queue pair closed.
+     */
+    void retire(String name, QueuePair qp, String cause) {
+        unwatch(qp);
+        channels.close(name, cause);
+        router.unroute(qp);
+        qp.close();
+    }
+
+    @Override
+    public void onEvent(AsyncEvent event) {
+        if (QP_FAILURES.contains(event.type()) && event.resource() instanceof QueuePair qp) {
+            Consumer<String> watcher = watchers.get(qp);
+            if (watcher != null) {
+                watcher.accept("IBV_EVENT_" + event.type());
+            }
+        }
+    }
+
+    /** At shutdown, once every connection is closed. */
+    void clear() {
+        watchers.clear();
+    }
+}
