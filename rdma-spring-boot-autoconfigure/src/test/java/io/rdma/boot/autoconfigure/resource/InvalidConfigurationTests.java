@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.resource;
 
+import io.rdma.boot.autoconfigure.PlanCheck;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
@@ -106,44 +107,51 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void unknownCompletionQueue() {
-        FailureAnalysis analysis = fails(QP + ".send-cq", QP + ".send-cq=cq9");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".send-cq", QP + ".send-cq=cq9");
         assertThat(analysis.getDescription()).contains("no completion queue named 'cq9'");
         assertThat(analysis.getAction()).contains("[cq]");
     }
 
     @Test
+    @PlanCheck
     void unknownRecvCompletionQueue() {
-        fails(QP + ".recv-cq", QP + ".recv-cq=nope");
+        failsInPlanCheck(QP + ".recv-cq", QP + ".recv-cq=nope");
     }
 
     @Test
+    @PlanCheck
     void unknownSharedReceiveQueue() {
-        fails(QP + ".srq", QP + ".srq=srq9");
+        failsInPlanCheck(QP + ".srq", QP + ".srq=srq9");
     }
 
     @Test
+    @PlanCheck
     void sharedReceiveQueueOfAnotherProtectionDomain() {
-        FailureAnalysis analysis = fails(QP + ".srq",
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".srq",
                 DEVICE + ".protection-domains.pd1.shared-receive-queues.other.max-wr=16", QP + ".srq=other");
         assertThat(analysis.getDescription()).contains("belongs to protection domain 'pd1'")
                 .contains("only from an SRQ of its own PD");
     }
 
     @Test
+    @PlanCheck
     void unknownCompletionCounter() {
-        FailureAnalysis analysis = fails(QP + ".completion-counters.recvs", QP + ".completion-counters.recvs=recv");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".completion-counters.recvs", QP + ".completion-counters.recvs=recv");
         assertThat(analysis.getDescription()).contains("no completion counter named 'recvs'");
     }
 
     @Test
+    @PlanCheck
     void unknownMemoryPool() {
-        fails(QP + ".memory-pool", QP + ".memory-pool=elsewhere");
+        failsInPlanCheck(QP + ".memory-pool", QP + ".memory-pool=elsewhere");
     }
 
     @Test
+    @PlanCheck
     void queuePairNamingNoneOfTheMemoryPoolsOfItsProtectionDomain() {
-        FailureAnalysis analysis = fails(QP + ".memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
                 PD + ".memory-pools.replies.count=8");
         assertThat(analysis.getDescription()).contains("protection domain 'pd0' declares 2 memory pools"
                 + " [buffers, replies] and the queue pair names none of them");
@@ -151,8 +159,9 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void queuePairPrototypeNamingNoneOfTheMemoryPoolsOfItsProtectionDomain() {
-        fails(PD + ".queue-pair-prototypes.peer.memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
+        failsInPlanCheck(PD + ".queue-pair-prototypes.peer.memory-pool", PD + ".memory-pools.replies.buffer-size=1KiB",
                 PD + ".memory-pools.replies.count=8", QP + ".memory-pool=buffers",
                 PD + ".queue-pair-prototypes.peer.send-cq=cq");
     }
@@ -168,51 +177,57 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void unknownFlowQueuePair() {
-        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=ghost");
+        failsInPlanCheck(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=ghost");
     }
 
     @Test
+    @PlanCheck
     void flowToAConnectedQueuePair() {
-        fails(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=qp");
+        failsInPlanCheck(DEVICE + ".flows.in.queue-pair", DEVICE + ".flows.in.queue-pair=qp");
     }
 
     @Test
+    @PlanCheck
     void completionQueueTooSmallForItsQueuePairs() {
-        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=100");
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=100");
         assertThat(analysis.getDescription()).contains("128").contains("[qp]");
         assertThat(analysis.getAction()).contains("at least 128");
     }
 
     @Test
+    @PlanCheck
     void sizesThatAreNotPositive() {
-        fails(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=0");
-        fails(QP + ".max-send-wr", QP + ".max-send-wr=-1");
-        fails(QP + ".max-recv-wr", QP + ".max-recv-wr=0");
-        fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.count=0");
-        fails(PD + ".memory-pools.buffers.buffer-size", PD + ".memory-pools.buffers.buffer-size=0B");
-        fails(PD + ".shared-receive-queues.srq.max-wr", PD + ".shared-receive-queues.srq.max-wr=0");
-        fails(DEVICE + ".port", DEVICE + ".port=0");
+        failsInPlanCheck(DEVICE + ".completion-queues.cq.entries", DEVICE + ".completion-queues.cq.entries=0");
+        failsInPlanCheck(QP + ".max-send-wr", QP + ".max-send-wr=-1");
+        failsInPlanCheck(QP + ".max-recv-wr", QP + ".max-recv-wr=0");
+        failsInPlanCheck(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.count=0");
+        failsInPlanCheck(PD + ".memory-pools.buffers.buffer-size", PD + ".memory-pools.buffers.buffer-size=0B");
+        failsInPlanCheck(PD + ".shared-receive-queues.srq.max-wr", PD + ".shared-receive-queues.srq.max-wr=0");
+        failsInPlanCheck(DEVICE + ".port", DEVICE + ".port=0");
     }
 
     @Test
+    @PlanCheck
     void sendTimeoutsThatAreNegative() {
-        FailureAnalysis analysis = fails(QP + ".send-timeout", QP + ".send-timeout=-1s");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".send-timeout", QP + ".send-timeout=-1s");
         assertThat(analysis.getDescription()).contains("negative");
-        fails(DEVICE + ".queue-pair-defaults.send-timeout", DEVICE + ".queue-pair-defaults.send-timeout=-5ms");
-        fails(PD + ".queue-pair-prototypes.peer.send-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+        failsInPlanCheck(DEVICE + ".queue-pair-defaults.send-timeout", DEVICE + ".queue-pair-defaults.send-timeout=-5ms");
+        failsInPlanCheck(PD + ".queue-pair-prototypes.peer.send-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
                 PD + ".queue-pair-prototypes.peer.send-timeout=-100ms");
     }
 
     @Test
+    @PlanCheck
     void idleBackOffsThatCannotRun() {
         String cq = DEVICE + ".completion-queues.cq";
-        FailureAnalysis analysis = fails(cq + ".idle-max-park", cq + ".idle=backoff", cq + ".idle-min-park=2ms",
+        FailureAnalysis analysis = failsInPlanCheck(cq + ".idle-max-park", cq + ".idle=backoff", cq + ".idle-min-park=2ms",
                 cq + ".idle-max-park=1ms");
         assertThat(analysis.getDescription()).contains("idle-min-park").contains("PT0.001S");
-        fails(cq + ".idle-min-park", cq + ".idle-min-park=-1ms");
-        fails(cq + ".idle-spins", cq + ".idle-spins=-1");
-        fails(cq + ".idle-yields", cq + ".idle-yields=-1");
+        failsInPlanCheck(cq + ".idle-min-park", cq + ".idle-min-park=-1ms");
+        failsInPlanCheck(cq + ".idle-spins", cq + ".idle-spins=-1");
+        failsInPlanCheck(cq + ".idle-yields", cq + ".idle-yields=-1");
     }
 
     /** Simulated only: it describes the device's limits (rdma.simulated.devices). */
@@ -249,45 +264,51 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void unknownAccessFlag() {
-        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access[1]",
+        FailureAnalysis analysis = failsInPlanCheck(PD + ".memory-pools.buffers.access[1]",
                 PD + ".memory-pools.buffers.access[0]=local-write", PD + ".memory-pools.buffers.access[1]=remote-raed");
         assertThat(analysis.getDescription()).contains("'remote-raed' is not an access flag");
         assertThat(analysis.getAction()).startsWith("Did you mean remote-read?").contains("remote-atomic");
     }
 
     @Test
+    @PlanCheck
     void unknownCompletionMode() {
-        FailureAnalysis analysis = fails(DEVICE + ".completion-queues.cq.mode", DEVICE + ".completion-queues.cq.mode=pollling");
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".completion-queues.cq.mode", DEVICE + ".completion-queues.cq.mode=pollling");
         assertThat(analysis.getDescription()).contains("'pollling' is not a completion mode");
         assertThat(analysis.getAction()).isEqualTo("Did you mean polling? Use one of [polling, event, adaptive].");
     }
 
     @Test
+    @PlanCheck
     void unknownCounterOpKind() {
-        FailureAnalysis analysis = fails(QP + ".completion-counters.sends", QP + ".completion-counters.sends=send,rdma-wirte");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".completion-counters.sends", QP + ".completion-counters.sends=send,rdma-wirte");
         assertThat(analysis.getDescription()).contains("'rdma-wirte' is not a completion counter op");
         assertThat(analysis.getAction()).startsWith("Did you mean rdma-write?").contains("remote-rdma-read");
     }
 
     @Test
+    @PlanCheck
     void overlappingOpMasksOfTwoCountersOnOneQueuePair() {
-        FailureAnalysis analysis = fails(QP + ".completion-counters.more", DEVICE + ".completion-counters.more.external-memory="
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".completion-counters.more", DEVICE + ".completion-counters.more.external-memory="
                         + System.getProperty("java.io.tmpdir") + "/rdma-invalid-more.cntr",
                 QP + ".completion-counters.sends=send,recv", QP + ".completion-counters.more=recv");
         assertThat(analysis.getDescription()).contains("recv").contains("'sends'");
     }
 
     @Test
+    @PlanCheck
     void remoteAccessWithoutLocalWrite() {
-        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.access",
+        FailureAnalysis analysis = failsInPlanCheck(PD + ".memory-pools.buffers.access",
                 PD + ".memory-pools.buffers.access=remote-write");
         assertThat(analysis.getAction()).contains("local-write");
     }
 
     @Test
+    @PlanCheck
     void datagramQueuePairWithRdmaOps() {
-        FailureAnalysis analysis = fails(QP + ".completion-counters.sends", QP + ".type=ud", QP + ".completion-counters.sends=rdma-write");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".completion-counters.sends", QP + ".type=ud", QP + ".completion-counters.sends=rdma-write");
         assertThat(analysis.getDescription()).contains("UD");
     }
 
@@ -308,58 +329,63 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void nameUsedTwice() {
-        FailureAnalysis analysis = fails(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
+        FailureAnalysis analysis = failsInPlanCheck(PD + ".queue-pairs.cq", PD + ".queue-pairs.cq.max-send-wr=8",
                 PD + ".queue-pairs.cq.max-recv-wr=8");
         assertThat(analysis.getDescription()).contains("already used");
     }
 
     @Test
+    @PlanCheck
     void flowMatchFieldsOutOfRange() {
         String[] flowToRawQueuePair = {PD + ".queue-pairs.raw.type=raw-packet", PD + ".queue-pairs.raw.send-cq=cq",
                 PD + ".queue-pairs.raw.max-send-wr=8", PD + ".queue-pairs.raw.max-recv-wr=8",
                 DEVICE + ".flows.in.queue-pair=raw", DEVICE + ".flows.in.match.protocol=udp"};
         String match = DEVICE + ".flows.in.match";
-        FailureAnalysis analysis = fails(match + ".destination-port", concat(flowToRawQueuePair,
+        FailureAnalysis analysis = failsInPlanCheck(match + ".destination-port", concat(flowToRawQueuePair,
                 match + ".destination-port=70000"));
         assertThat(analysis.getDescription()).contains("70000").contains("UDP port, 0 to 65535");
-        fails(match + ".source-port", concat(flowToRawQueuePair, match + ".source-port=-1"));
-        fails(match + ".ether-type", concat(flowToRawQueuePair, match + ".ether-type=70000"));
-        fails(DEVICE + ".flows.in.priority", concat(flowToRawQueuePair, DEVICE + ".flows.in.priority=65536"));
-        fails(DEVICE + ".flows.in.port", concat(flowToRawQueuePair, DEVICE + ".flows.in.port=256"));
+        failsInPlanCheck(match + ".source-port", concat(flowToRawQueuePair, match + ".source-port=-1"));
+        failsInPlanCheck(match + ".ether-type", concat(flowToRawQueuePair, match + ".ether-type=70000"));
+        failsInPlanCheck(DEVICE + ".flows.in.priority", concat(flowToRawQueuePair, DEVICE + ".flows.in.priority=65536"));
+        failsInPlanCheck(DEVICE + ".flows.in.port", concat(flowToRawQueuePair, DEVICE + ".flows.in.port=256"));
     }
 
     @Test
+    @PlanCheck
     void portsAndGidIndexesOutOfRange() {
-        FailureAnalysis analysis = fails(DEVICE + ".port", DEVICE + ".port=300");
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".port", DEVICE + ".port=300");
         assertThat(analysis.getAction()).isEqualTo("Set a value from 1 to 255.");
-        fails(QP + ".port", QP + ".port=256");
-        fails(DEVICE + ".gid-index", DEVICE + ".gid-index=256");
-        fails(QP + ".gid-index", QP + ".gid-index=-1");
-        fails("rdma.connections.outbound.out.port", "rdma.connections.outbound.out.queue-pair=qp",
+        failsInPlanCheck(QP + ".port", QP + ".port=256");
+        failsInPlanCheck(DEVICE + ".gid-index", DEVICE + ".gid-index=256");
+        failsInPlanCheck(QP + ".gid-index", QP + ".gid-index=-1");
+        failsInPlanCheck("rdma.connections.outbound.out.port", "rdma.connections.outbound.out.queue-pair=qp",
                 "rdma.connections.outbound.out.host=127.0.0.1", "rdma.connections.outbound.out.port=65536");
     }
 
     /** Verbs manual §6.2.2–§6.2.3: timeout and min_rnr_timer are 5-bit encodings, retry_cnt and rnr_retry 3-bit counts. */
     @Test
+    @PlanCheck
     void reliabilitySettingsOutsideTheirIbEncodings() {
-        FailureAnalysis analysis = fails(QP + ".reliability.ack-timeout", QP + ".reliability.ack-timeout=32");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".reliability.ack-timeout", QP + ".reliability.ack-timeout=32");
         assertThat(analysis.getDescription()).contains("the value 32").contains("ACK timeout")
                 .contains("4.096 µs × 2^n").contains("0 to 31");
         assertThat(analysis.getAction()).startsWith("Set a value from 0 to 31");
-        assertThat(fails(QP + ".reliability.retry-count", QP + ".reliability.retry-count=8").getAction())
+        assertThat(failsInPlanCheck(QP + ".reliability.retry-count", QP + ".reliability.retry-count=8").getAction())
                 .startsWith("Set a value from 0 to 7");
-        fails(QP + ".reliability.rnr-retry", QP + ".reliability.rnr-retry=-1");
-        fails(QP + ".reliability.rnr-timer", QP + ".reliability.rnr-timer=32");
-        fails(DEVICE + ".queue-pair-defaults.reliability.retry-count",
+        failsInPlanCheck(QP + ".reliability.rnr-retry", QP + ".reliability.rnr-retry=-1");
+        failsInPlanCheck(QP + ".reliability.rnr-timer", QP + ".reliability.rnr-timer=32");
+        failsInPlanCheck(DEVICE + ".queue-pair-defaults.reliability.retry-count",
                 DEVICE + ".queue-pair-defaults.reliability.retry-count=9");
-        fails(PD + ".queue-pair-prototypes.peer.reliability.ack-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
+        failsInPlanCheck(PD + ".queue-pair-prototypes.peer.reliability.ack-timeout", PD + ".queue-pair-prototypes.peer.send-cq=cq",
                 PD + ".queue-pair-prototypes.peer.reliability.ack-timeout=40");
     }
 
     @Test
+    @PlanCheck
     void reliabilitySettingsOnAQueuePairWithoutAcknowledgements() {
-        FailureAnalysis analysis = fails(QP + ".reliability", QP + ".type=uc", QP + ".reliability.retry-count=3");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".reliability", QP + ".type=uc", QP + ".reliability.retry-count=3");
         assertThat(analysis.getDescription()).contains("UC").contains("reliable connections (rc)");
         assertThat(analysis.getAction()).contains("Remove reliability");
     }
@@ -390,17 +416,19 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void memoryPoolsAboveThePhysicalMemory() {
         // 100 TB registered, but only 8.8 MB of buffer objects: the heap holds them, the machine not
-        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
+        FailureAnalysis analysis = failsInPlanCheck(PD + ".memory-pools.buffers", PD + ".memory-pools.buffers.buffer-size=1GB",
                 PD + ".memory-pools.buffers.count=100000");
         assertThat(analysis.getDescription()).contains("physical memory");
     }
 
     /** 1.6 GB registered, but 200,000,000 buffer objects: the registrations fit the machine, the buffers not the heap. */
     @Test
+    @PlanCheck
     void memoryPoolWhoseBuffersDoNotFitTheHeap() {
-        FailureAnalysis analysis = fails(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.buffer-size=8B",
+        FailureAnalysis analysis = failsInPlanCheck(PD + ".memory-pools.buffers.count", PD + ".memory-pools.buffers.buffer-size=8B",
                 PD + ".memory-pools.buffers.count=200000000");
         assertThat(analysis.getDescription()).contains("the 200000000 buffers of memory pool 'buffers' hold 16.4 GiB"
                 + " of heap").contains("maximum heap");
@@ -421,34 +449,39 @@ class InvalidConfigurationTests {
     }
 
     @Test
+    @PlanCheck
     void misspeltKeyOfAQueuePair() {
-        FailureAnalysis analysis = fails(QP + ".max-sned-wr", QP + ".max-sned-wr=64");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".max-sned-wr", QP + ".max-sned-wr=64");
         assertThat(analysis.getDescription()).contains("no property 'max-sned-wr' exists under '" + QP + "'");
         assertThat(analysis.getAction()).startsWith("Did you mean max-send-wr?").contains("max-recv-wr");
     }
 
     @Test
+    @PlanCheck
     void misspeltSectionOfADevice() {
-        FailureAnalysis analysis = fails(DEVICE + ".completion-queus.cq9.entries",
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".completion-queus.cq9.entries",
                 DEVICE + ".completion-queus.cq9.entries=16");
         assertThat(analysis.getAction()).startsWith("Did you mean completion-queues?");
     }
 
     @Test
+    @PlanCheck
     void misspeltTopLevelSection() {
-        FailureAnalysis analysis = fails("rdma.conections.outbound.backend.port", "rdma.conections.outbound.backend.port=1");
+        FailureAnalysis analysis = failsInPlanCheck("rdma.conections.outbound.backend.port", "rdma.conections.outbound.backend.port=1");
         assertThat(analysis.getAction()).startsWith("Did you mean connections?").contains("endpoint");
     }
 
     @Test
+    @PlanCheck
     void keyBelowAValue() {
-        FailureAnalysis analysis = fails(DEVICE + ".port.number", DEVICE + ".port.number=1");
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".port.number", DEVICE + ".port.number=1");
         assertThat(analysis.getDescription()).contains("'" + DEVICE + ".port' takes a value");
     }
 
     @Test
+    @PlanCheck
     void keyWithoutAnyNearName() {
-        FailureAnalysis analysis = fails(QP + ".colour", QP + ".colour=blue");
+        FailureAnalysis analysis = failsInPlanCheck(QP + ".colour", QP + ".colour=blue");
         assertThat(analysis.getAction()).startsWith("The keys under " + QP + " are [").contains("send-cq");
     }
 
@@ -475,13 +508,29 @@ class InvalidConfigurationTests {
         return fails(RdmaContextRunners.runner().withPropertyValues(VALID), property, overrides);
     }
 
+    /**
+     * {@link #fails(String, String...)} in the plan check, as a {@link PlanCheck} test asserts: no
+     * provider was opened.
+     */
+    private static FailureAnalysis failsInPlanCheck(String property, String... overrides) {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        FailureAnalysis analysis = fails(RdmaContextRunners.runner().withPropertyValues(VALID), recorder, property,
+                overrides);
+        assertThat(recorder.verbs()).as("the provider the start opened before it failed").isNull();
+        return analysis;
+    }
+
     /** {@link #fails(String, String...)} on the simulated fabric, for overrides that describe the device. */
     private static FailureAnalysis failsOnSimulated(String property, String... overrides) {
         return fails(RdmaContextRunners.simulatedRunner().withPropertyValues(VALID), property, overrides);
     }
 
     private static FailureAnalysis fails(ApplicationContextRunner runner, String property, String... overrides) {
-        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        return fails(runner, new ResourceLifecycleRecorder(), property, overrides);
+    }
+
+    private static FailureAnalysis fails(ApplicationContextRunner runner, ResourceLifecycleRecorder recorder,
+                                         String property, String... overrides) {
         FailureAnalysis[] analysis = new FailureAnalysis[1];
         runner.withBean(ResourceLifecycleRecorder.class, () -> recorder).withPropertyValues(overrides).run(context -> {
             assertThat(context).hasFailed();
