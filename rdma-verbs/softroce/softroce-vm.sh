@@ -16,7 +16,8 @@
 #     SOFTROCE_KERNEL_SUITE (trixie-backports: 7.3.x, needed for rxe in network
 #     namespaces, see README).  All have CONFIG_RDMA_RXE=m and no siw.  The
 #     .deb(s) are fetched with `apt-get download` and unpacked into the cache
-#     dir; never installed as the host kernel.
+#     dir; never installed as the host kernel.  siw comes as a module built
+#     for that kernel (SOFTROCE_SIW_MODULE).
 #   * qemu: the distribution's qemu-system-x86 (bookworm: 7.2), or 10.0 from
 #     bookworm-backports with SOFTROCE_QEMU_BACKPORTS=1.
 #   * A tiny initramfs (busybox-static + the needed .ko files) loads the
@@ -26,7 +27,9 @@
 #     the current directory read-write at the same path, chroots into it and
 #     runs the job script.
 #   * Job script: creates a dummy netdev with 10.77.0.1/24 and an rxe device
-#     rxe0 on it (override with SOFTROCE_SETUP), cd's to $PWD, runs COMMAND.
+#     rxe0 on it, with SOFTROCE_SIW_MODULE also a second one, siwnet0
+#     10.77.1.1/24, with a Soft-iWARP device siw0 (override all of it with
+#     SOFTROCE_SETUP), cd's to $PWD, runs COMMAND.
 #     Its exit status is written to a shared job dir and returned by this
 #     script (255 if the VM died before writing it).  The guest's stdout AND
 #     stderr both arrive on this script's stdout (serial console).
@@ -50,8 +53,12 @@
 #   SOFTROCE_TCG_THREAD  single (default, all vCPUs on one host thread) or
 #                    multi (faster, but the JDK JIT crashed sometimes, see README)
 #   SOFTROCE_TIMEOUT wall-clock limit in seconds (default 1800)
+#   SOFTROCE_SIW_MODULE  a siw.ko built for the guest kernel
+#                    (siw-module-build.sh SUITE, with SOFTROCE_KERNEL_SUITE=SUITE
+#                    here): loaded in the guest, with siw0 on siwnet0
+#                    10.77.1.1/24 ($SOFTROCE_SIW_IP) beside rxe0.  Default: none
 #   SOFTROCE_SETUP   shell snippet run in the guest (as root) before COMMAND,
-#                    replaces the default rxe-on-dummy setup
+#                    replaces the default rxe-on-dummy (and siw) setup
 #   SOFTROCE_ENV     extra "export ..." lines run in the guest before COMMAND
 #   SOFTROCE_QEMU_ARGS  extra qemu arguments (word-split), e.g. a virtio-net NIC
 #                    to connect two VMs (see README, "two hosts")
@@ -172,8 +179,23 @@ KROOT=$KDIR/root
 KIMG=$KROOT/boot/vmlinuz-$KVER
 [ -f "$KIMG" ] || KIMG=$KROOT/lib/modules/$KVER/vmlinuz
 
+# ------------------------------------------------ Soft-iWARP module (opt-in)
+# SOFTROCE_SIW_MODULE: a siw.ko built for this very kernel (siw-module-build.sh);
+# it goes into its own initramfs with the modules it depends on
+SIW_KO=${SOFTROCE_SIW_MODULE:-}
+siw_modules=()
+if [ -n "$SIW_KO" ]; then
+  [ -f "$SIW_KO" ] || die "SOFTROCE_SIW_MODULE=$SIW_KO: no such file (softroce/siw-module-build.sh ${KSUITE:-SUITE} builds it)"
+  siw_release=$(modinfo -F vermagic "$SIW_KO"); siw_release=${siw_release%% *}
+  [ "$siw_release" = "$KVER" ] || die "SOFTROCE_SIW_MODULE=$SIW_KO is built for kernel $siw_release, the guest boots $KVER: build it for this kernel (softroce/siw-module-build.sh ${KSUITE:-SUITE} with the same SOFTROCE_KERNEL_SUITE)"
+  # crc32c_generic first: libcrc32c (a dependency) and siw ask the crypto API
+  # for crc32c when they load, and the guest cannot load modules on demand
+  # (its /lib/modules is the host's)
+  IFS=, read -r -a siw_modules <<<"crc32c_generic,$(modinfo -F depends "$SIW_KO")"
+fi
+
 # ------------------------------------------------ initramfs (cached)
-INITRD=$CACHE/initramfs-$KVER.cpio.gz
+INITRD=$CACHE/initramfs-$KVER${SIW_KO:+-siw-$(sha1sum "$SIW_KO" | cut -c1-12)}.cpio.gz
 if [ ! -f "$INITRD" ]; then
   log "building $INITRD"
   IR=$(mktemp -d); trap 'rm -rf "$IR"' EXIT
@@ -184,7 +206,7 @@ if [ ! -f "$INITRD" ]; then
   # shash (ICRC); 7.3.4 has no such modules (and rdma_rxe does not need
   # them), so missing modules are skipped here
   for m in virtio_pci virtio_net 9pnet_virtio 9p overlay dummy veth crc32_generic crc32_pclmul \
-           rdma_rxe ib_uverbs rdma_ucm; do
+           rdma_rxe ib_uverbs rdma_ucm ${siw_modules[@]+"${siw_modules[@]}"}; do
     modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null || true
   done | awk '$1=="insmod" && !seen[$2]++ {print $2}' | while read -r ko; do
     # Debian's 6.12 and 7.3 ship xz-compressed modules; busybox insmod
@@ -198,6 +220,9 @@ if [ ! -f "$INITRD" ]; then
     esac
     echo "$b" >> "$IR/mods/order"
   done
+  if [ -n "$SIW_KO" ]; then
+    cp "$SIW_KO" "$IR/mods/siw.ko"; echo siw.ko >> "$IR/mods/order"
+  fi
   cat > "$IR/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -235,12 +260,21 @@ ip link set lo up
 ip link add rxenet0 type dummy && ip addr add 10.77.0.1/24 dev rxenet0 && ip link set rxenet0 up
 rdma link add rxe0 type rxe netdev rxenet0
 '
+# siw0 on a dummy netdev of its own: rdma_cm binds an address to the first
+# device registered on its netdev, so beside rxe0 on rxenet0 it would never
+# reach siw0
+SIW_SETUP='
+ip link add siwnet0 type dummy && ip addr add 10.77.1.1/24 dev siwnet0 && ip link set siwnet0 up
+rdma link add siw0 type siw netdev siwnet0
+'
+[ -n "$SIW_KO" ] && DEFAULT_SETUP+=$SIW_SETUP
 {
   # the initramfs runs this with /bin/sh (dash), but printf %q below may emit
   # bash-only $'...' quoting (arguments with newlines): re-exec under bash
   echo '[ -n "${BASH_VERSION:-}" ] || exec /bin/bash /run/softroce/job.sh'
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   echo "export HOME=/root LANG=C.UTF-8 SOFTROCE_IP=10.77.0.1"
+  [ -n "$SIW_KO" ] && echo "export SOFTROCE_SIW_IP=10.77.1.1"
   [ -n "${JAVA_HOME:-}" ] && printf 'export JAVA_HOME=%q\n' "$JAVA_HOME"
   printf '%s\n' "${SOFTROCE_ENV:-}"
   echo '{'; printf '%s\n' "${SOFTROCE_SETUP:-$DEFAULT_SETUP}"; echo '} >/dev/null 2>/tmp/softroce-setup.err || { echo "softroce setup failed:"; cat /tmp/softroce-setup.err; exit 254; }'

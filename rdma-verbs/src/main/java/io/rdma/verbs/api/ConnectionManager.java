@@ -73,12 +73,12 @@ public final class ConnectionManager {
      * {@code rdma_resolve_route}, {@code rdma_connect} (ECONNREFUSED when nobody listens,
      * ETIMEDOUT when {@code timeout} passes). A loopback {@code remote} means this host: rdma_cm
      * cannot route it to a device, so the native provider connects to this host's RDMA address on
-     * the context's device instead (the IPv4 address of a port's RoCE v2 GID, or its IPoIB
-     * interface's), and fails with {@code rdma_resolve_route} ENODEV when no port has one; the
+     * the context's device instead (the IPv4 address of a port's RoCE v2 GID, its IPoIB
+     * interface's, or on iWARP its netdev's), and fails with {@code rdma_resolve_route} ENODEV when no port has one; the
      * simulated fabric routes loopback itself.
      *
      * @throws VerbsException EINVAL when {@code qp} belongs to another context, is not RC or UC, or
-     *         is not in RESET; {@code rdma_resolve_addr} with EHOSTUNREACH (or the errno librdmacm
+     *         is not in RESET (on iWARP: RESET or INIT, the one state it has before its connection); {@code rdma_resolve_addr} with EHOSTUNREACH (or the errno librdmacm
      *         gives) when no RDMA device routes there; {@code rdma_connect} with ECONNREFUSED when
      *         nobody listens or the peer rejects, ETIMEDOUT when {@code timeout} passes
      * @throws ResourceClosedException when the context or {@code qp} is closed, before or during the connect
@@ -92,7 +92,8 @@ public final class ConnectionManager {
     /**
      * {@link #connect(InetSocketAddress, QueuePair, byte[], Duration)}, with the RC reliability
      * attributes {@code reliability} sets in place of those the connection manager gives {@code qp}
-     * (the ACK timeout, retry counts and RNR timer that decide how soon a dead peer is noticed).
+     * (the ACK timeout, retry counts and RNR timer that decide how soon a dead peer is noticed). An
+     * iWARP QP ({@link TransportType#IWARP}) has none of them: TCP retransmits, and they change nothing.
      *
      * @throws VerbsException as {@link #connect(InetSocketAddress, QueuePair, byte[], Duration)}; EINVAL
      *         when {@code reliability} sets an attribute and {@code qp} is not RC
@@ -147,7 +148,10 @@ public final class ConnectionManager {
                     + " sets RC attributes", "leave the reliability settings unset for a UC queue pair");
         }
         QueuePairState state = qp.state();
-        if (state != QueuePairState.RESET) {
+        // an iWARP QP has one state before its connection (siw's IDLE), which it reports as INIT
+        boolean unconnected = state == QueuePairState.RESET
+                || state == QueuePairState.INIT && context.device().transportType() == TransportType.IWARP;
+        if (!unconnected) {
             throw new VerbsException(verb, Errno.EINVAL, qp + " is in " + state + ", not RESET",
                     "give the connection manager a fresh QP");
         }

@@ -27,6 +27,16 @@ public final class Device {
     }
 
     /**
+     * The transport the device carries RDMA with ({@code transport_type} of {@code struct ibv_device},
+     * verbs manual §2.1): InfiniBand (also RoCE's) or iWARP, which connects only through
+     * {@link ConnectionManager} and has RC queue pairs only. The simulated fabric's devices are
+     * {@link TransportType#INFINIBAND}.
+     */
+    public TransportType transportType() {
+        return handle.transportType();
+    }
+
+    /**
      * The device nodes and the locked-memory allowance this process has for the device, readable
      * before {@link #open()}: an unusable {@code uverbsN} is why an open fails.
      */

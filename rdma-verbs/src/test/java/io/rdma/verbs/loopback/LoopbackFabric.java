@@ -5,6 +5,9 @@ import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.ConnectOptions;
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionListener;
+import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.LinkLayer;
@@ -18,12 +21,21 @@ import io.rdma.verbs.api.QueuePairOptions;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueue;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -32,12 +44,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -48,8 +64,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>Selected by system properties: {@code rdma.provider} ({@code simulated} by default, or
  * {@code native}), {@code rdma-test.device} (the first device by default), {@code rdma-test.port} (1) and
  * {@code rdma-test.gid-index} (0 on an InfiniBand port, 1 on Ethernet, where RoCE v2 GIDs start on
- * Soft-RoCE). After every test it closes the context and requires the provider to hold no
- * object at all, so every test doubles as a leak check.
+ * Soft-RoCE, 0 on iWARP, whose port has that one GID). After every test it closes the context and
+ * requires the provider to hold no object at all, so every test doubles as a leak check.
+ *
+ * <p>On an iWARP device ({@link TransportType#IWARP}, e.g. Soft-iWARP's {@code siw0}) an RC pair is
+ * connected through rdma_cm, the only way an iWARP QP gets to RTS; what iWARP does not have (UC and
+ * UD queue pairs, connect attributes rdma_cm does not carry) skips the test, saying why.
  *
  * <p>Register it per test instance: {@code @RegisterExtension final LoopbackFabric fabric = new LoopbackFabric();}
  */
@@ -82,6 +102,20 @@ public final class LoopbackFabric implements AfterEachCallback {
 
     public boolean isSimulated() {
         return provider == ProviderKind.SIMULATED;
+    }
+
+    /** Whether the device carries iWARP: RC only, connected through rdma_cm only. */
+    public boolean isIwarp() {
+        return context().device().transportType() == TransportType.IWARP;
+    }
+
+    /**
+     * Skips the test on iWARP, where a QP reaches RTS only through rdma_cm, for a test that walks
+     * QPs through {@code ibv_modify_qp} itself; {@code what} says what the test does that way.
+     */
+    public void assumeOutOfBandConnect(String what) {
+        assumeFalse(isIwarp(), deviceName() + " is iWARP: a QP reaches RTS only through rdma_cm (the connection"
+                + " manager hands it a TCP stream), so a test that " + what + " cannot run there");
     }
 
     /** The provider's device list, opened on first use with the default simulated device. */
@@ -118,7 +152,7 @@ public final class LoopbackFabric implements AfterEachCallback {
         port = Integer.getInteger("rdma-test.port", 1);
         String configuredGidIndex = System.getProperty("rdma-test.gid-index");
         gidIndex = configuredGidIndex != null ? Integer.parseInt(configuredGidIndex)
-                : linkLayer() == LinkLayer.ETHERNET ? 1 : 0;
+                : linkLayer() == LinkLayer.ETHERNET && !isIwarp() ? 1 : 0;
     }
 
     public int port() {
@@ -180,8 +214,10 @@ public final class LoopbackFabric implements AfterEachCallback {
         return ConnectOptions.builder().port(port()).gidIndex(gidIndex()).build();
     }
 
+    /** A QP of {@code type}; skips the test where the device has no such QPs (iWARP: RC only). */
     public QueuePair queuePair(QueuePairType type, CompletionQueue cq, SharedReceiveQueue srq,
                                QueuePairCapabilities capabilities) {
+        assumeQueuePairType(type);
         QueuePairOptions options = QueuePairOptions.of(type, cq, capabilities);
         return pd().createQueuePair(srq == null ? options : options.withSrq(srq));
     }
@@ -199,6 +235,35 @@ public final class LoopbackFabric implements AfterEachCallback {
         return new Loopback(this, requester, responder);
     }
 
+    /** Skips the test on a device without {@code type} QPs: iWARP has RC only (no UC, UD or raw packet QPs). */
+    public void assumeQueuePairType(QueuePairType type) {
+        assumeTrue(type == QueuePairType.RC || !isIwarp(), deviceName() + " is iWARP, which has RC queue pairs only,"
+                + " no " + type);
+    }
+
+    /**
+     * The IPv4 address rdma_cm reaches the port by: that of the port's GID at index 1, the RoCE v2
+     * GID that holds it on Soft-RoCE and on the simulated fabric, or on iWARP, whose GID is made from a MAC address, that of the
+     * netdev the port runs over (sysfs {@code ports/N/gid_attrs/ndevs/0}).
+     */
+    public InetAddress portAddress() {
+        try {
+            if (isIwarp()) {
+                Path netdev = Path.of("/sys/class/infiniband", deviceName(), "ports", String.valueOf(port()),
+                        "gid_attrs/ndevs/0");
+                NetworkInterface network = NetworkInterface.getByName(Files.readString(netdev).trim());
+                return network.inetAddresses().filter(Inet4Address.class::isInstance).findFirst()
+                        .orElseThrow(() -> new AssertionError(network + ", the netdev of " + deviceName()
+                                + ", has no IPv4 address"));
+            }
+            long ip = context().queryGid(port(), 1).ipv4();
+            return InetAddress.getByAddress(new byte[] {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8),
+                    (byte) ip});
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Two QPs of {@code type} connected to each other with {@link #connectOptions()}. */
     public Loopback connectedPair(QueuePairType type) {
         return pair(type).connect(connectOptions());
@@ -209,6 +274,10 @@ public final class LoopbackFabric implements AfterEachCallback {
      * where each datagram names its destination).
      */
     public void connect(QueuePair requester, QueuePair responder, ConnectOptions options) {
+        if (isIwarp()) {
+            connectThroughConnectionManager(requester, responder, options);
+            return;
+        }
         ConnectOptions requesterOptions = options.toBuilder().sendPsn(REQUESTER_PSN).build();
         ConnectOptions responderOptions = options.toBuilder().sendPsn(RESPONDER_PSN).build();
         if (requester.type().isConnected()) {
@@ -220,6 +289,61 @@ public final class LoopbackFabric implements AfterEachCallback {
             requester.connect(null, requesterOptions);
             responder.connect(null, responderOptions);
         }
+    }
+
+    /**
+     * The requester connects to a listener on the port's address, the responder accepts: each QP
+     * gets an rdma_cm connection, which closes with it. rdma_cm sets the path MTU, PSNs and
+     * responder depths itself, the access flags to remote read and write, and iWARP has no ACK
+     * timeout, retry counts or RNR timer (TCP retransmits): a test that sets any of those skips.
+     */
+    private void connectThroughConnectionManager(QueuePair requester, QueuePair responder, ConnectOptions options) {
+        assumeQueuePairType(requester.type());
+        String unsupported = attributesRdmaCmDoesNotCarry(options);
+        assumeTrue(unsupported.isEmpty(), deviceName() + " is iWARP: its QPs connect through rdma_cm, which does not"
+                + " take the " + unsupported + " the test sets");
+        ConnectionManager cm = ConnectionManager.of(context());
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress(portAddress(), 0), 1)) {
+            CompletableFuture<Connection> accepted = new CompletableFuture<>();
+            Thread.ofPlatform().name("loopback-accept").start(() -> {
+                try {
+                    accepted.complete(listener.accept(responder, new byte[0], WAIT)
+                            .orElseThrow(() -> new AssertionError("no connection request within " + WAIT)));
+                } catch (Throwable e) {
+                    accepted.completeExceptionally(e);
+                }
+            });
+            cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()), requester, new byte[0],
+                    WAIT);
+            accepted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while connecting " + requester + " to " + responder, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("the accept of " + responder + " did not end within " + WAIT, e);
+        }
+    }
+
+    /** The attributes {@code options} sets otherwise than {@link #connectOptions()}, which rdma_cm would not apply. */
+    private String attributesRdmaCmDoesNotCarry(ConnectOptions options) {
+        ConnectOptions defaults = connectOptions();
+        List<String> differing = new ArrayList<>();
+        if (!options.accessFlags().equals(defaults.accessFlags())) {
+            differing.add("access flags " + options.accessFlags());
+        }
+        if (options.pathMtu() != defaults.pathMtu()) {
+            differing.add("path MTU " + options.pathMtu());
+        }
+        if (options.timeout() != defaults.timeout() || options.retryCount() != defaults.retryCount()
+                || options.rnrRetry() != defaults.rnrRetry() || options.minRnrTimer() != defaults.minRnrTimer()) {
+            differing.add("ACK timeout, retry counts or RNR timer");
+        }
+        if (options.maxRdAtomic() != defaults.maxRdAtomic() || options.maxDestRdAtomic() != defaults.maxDestRdAtomic()) {
+            differing.add("read/atomic depths");
+        }
+        return String.join(", ", differing);
     }
 
     /** The next async event of {@code type} satisfying {@code match}; fails after {@link #WAIT}. */

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -61,6 +62,9 @@ class RegionClosedUnderSendsTest {
     @ParameterizedTest
     @EnumSource(ClosedRegion.class)
     void everyWriteCompletesWhenARegionItUsesIsClosedUnderIt(ClosedRegion closed) throws Exception {
+        assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is siw, which flushes a send posted in ERR only for"
+                + " kernel QPs: a user QP's doorbell carries no WR to flush (siw_post_send, siw_sq_flush_wr), so it never"
+                + " completes");
         for (int round = 0; round < ROUNDS; round++) {
             Loopback loopback = fabric.connectedPair(QueuePairType.RC);
             MemoryRegion source = fabric.region(MESSAGE);

@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_device;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
@@ -75,6 +76,23 @@ final class DeviceList implements AutoCloseable {
     /** {@code ibv_get_device_guid}: big-endian on the wire, returned here as a host value. */
     static long guid(MemorySegment device) {
         return Long.reverseBytes(rdma_h.ibv_get_device_guid(device));
+    }
+
+    /** {@code transport_type}, as {@code enum ibv_transport_type} numbers it. */
+    static TransportType transportType(MemorySegment device) {
+        int type = ibv_device.transport_type(device);
+        if (type == rdma_h.IBV_TRANSPORT_IB()) {
+            return TransportType.INFINIBAND;
+        } else if (type == rdma_h.IBV_TRANSPORT_IWARP()) {
+            return TransportType.IWARP;
+        } else if (type == rdma_h.IBV_TRANSPORT_USNIC()) {
+            return TransportType.USNIC;
+        } else if (type == rdma_h.IBV_TRANSPORT_USNIC_UDP()) {
+            return TransportType.USNIC_UDP;
+        } else if (type == rdma_h.IBV_TRANSPORT_UNSPECIFIED()) {
+            return TransportType.UNSPECIFIED;
+        }
+        return TransportType.UNKNOWN;
     }
 
     /** The device's sysfs directory, {@code /sys/class/infiniband/<name>}. */

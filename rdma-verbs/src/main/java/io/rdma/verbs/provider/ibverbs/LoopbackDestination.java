@@ -4,6 +4,7 @@ import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 
 import java.io.IOException;
@@ -24,8 +25,9 @@ import java.util.stream.Stream;
  * Where a connection to this very host goes. rdma_cm has no RDMA device behind the loopback
  * interface ({@code rdma_resolve_route} to 127.0.0.1 fails with ENODEV on RoCE), so a loopback
  * destination is replaced by this host's own RDMA address on the context's device: the IPv4
- * address of a port's RoCE v2 GID (the GID the connection manager picks for the address), or on
- * InfiniBand the address of the port's IPoIB interface. The simulated fabric routes the loopback
+ * address of a port's RoCE v2 GID (the GID the connection manager picks for the address), on
+ * InfiniBand the address of the port's IPoIB interface, on iWARP (whose one GID is made from a MAC
+ * address, not an IP) the address of the netdev the port runs over. The simulated fabric routes the loopback
  * address itself, so this belongs to the native provider only, and its users never see the
  * difference.
  */
@@ -52,13 +54,14 @@ final class LoopbackDestination {
             return remote;
         }
         int ports = context.queryDevice().physicalPortCount();
+        boolean iwarp = context.transportType() == TransportType.IWARP;
         for (int port = 1; port <= ports; port++) {
             boolean roce = context.queryPort(port).linkLayer() == LinkLayer.ETHERNET;
-            Optional<InetAddress> own = roce ? roceAddress(port) : ipoibAddress(port);
+            Optional<InetAddress> own = iwarp ? netdevAddress(port) : roce ? roceAddress(port) : ipoibAddress(port);
             if (own.isPresent()) {
                 if (told.compareAndSet(false, true)) {
                     LOG.log(System.Logger.Level.INFO, address.getHostAddress() + " is not routable over "
-                            + (roce ? "RoCE" : "InfiniBand") + "; connecting to this host's RDMA address "
+                            + (iwarp ? "iWARP" : roce ? "RoCE" : "InfiniBand") + "; connecting to this host's RDMA address "
                             + own.get().getHostAddress() + " of " + context.deviceName() + " port " + port);
                 }
                 return new InetSocketAddress(own.get(), remote.getPort());
@@ -67,7 +70,7 @@ final class LoopbackDestination {
         throw new VerbsException("rdma_resolve_route", Errno.ENODEV, remote + " is a loopback address, which rdma_cm"
                 + " cannot route to a device, and no port of " + context.deviceName() + " has an IPv4 address to"
                 + " use instead", "Connect to an IPv4 address of this host's RDMA port, or give the port's netdev"
-                + " (RoCE) or IPoIB interface an IPv4 address (ip addr add ... dev <netdev>).");
+                + " (RoCE, iWARP) or IPoIB interface an IPv4 address (ip addr add ... dev <netdev>).");
     }
 
     /** The IPv4 address of the port's first RoCE v2 GID that has one, as the preflight chooses it. */
@@ -82,6 +85,16 @@ final class LoopbackDestination {
             return InetAddress.getByName(entry.gid().ipv4Address().orElseThrow()); // a literal: nothing is looked up
         } catch (UnknownHostException e) {
             throw new IllegalStateException("a dotted IPv4 address is an address", e);
+        }
+    }
+
+    /** The IPv4 address of the netdev the port's GID belongs to ({@code gid_attrs/ndevs/0} in sysfs). */
+    private Optional<InetAddress> netdevAddress(int port) {
+        Path netdev = SYSFS_DEVICES.resolve(context.deviceName()).resolve("ports/" + port + "/gid_attrs/ndevs/0");
+        try {
+            return addresses(Files.readString(netdev).trim()).findFirst();
+        } catch (IOException e) {
+            return Optional.empty(); // no netdev bound to the port
         }
     }
 

@@ -5,6 +5,7 @@ import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_qp_attr;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_conn_param;
@@ -26,7 +27,11 @@ import org.jspecify.annotations.Nullable;
  * {@code rdma_cm_id}: the id only resolves, exchanges the connection and private data, and
  * tells ({@code rdma_init_qp_attr}) the attributes each state transition needs, which are
  * applied with {@code ibv_modify_qp}; the active side then confirms with
- * {@code rdma_establish}, as librdmacm requires for QPs it does not own.
+ * {@code rdma_establish}, as librdmacm requires for QPs it does not own. On iWARP the id's
+ * connection manager takes the QP (by the QPN the connect or accept names) to RTS itself, with the
+ * TCP stream it set up: the active side only waits for ESTABLISHED, and the passive side's moves to
+ * RTR and RTS change nothing (rdma_init_qp_attr names no state for RTS there), as with librdmacm's
+ * own QPs.
  */
 final class NativeConnectionManager implements ConnectionManagerHandle {
 
@@ -98,6 +103,14 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             NativeQp nativeQp = (NativeQp) qp;
             moveTo(id, nativeQp, QueuePairState.INIT, reliability);
             CONNECT.status(detail, id.segment(), connectionParameters(nativeQp, privateData, reliability, arena));
+            if (context.transportType() == TransportType.IWARP) {
+                // iWARP's connection manager hands the TCP stream to the QP and moves it to RTS itself
+                // before it reports the connection as ESTABLISHED (in place of CONNECT_RESPONSE): there is
+                // nothing left to modify, nor to confirm (rdma_establish fails with EINVAL there)
+                CmId.Event established = id.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_connect", deadline,
+                        detail);
+                return new Connection(id, remote, established.privateData(), context.census());
+            }
             CmId.Event response = id.await(rdma_h.RDMA_CM_EVENT_CONNECT_RESPONSE(), "rdma_connect", deadline,
                     detail);
             moveTo(id, nativeQp, QueuePairState.RTR, reliability);

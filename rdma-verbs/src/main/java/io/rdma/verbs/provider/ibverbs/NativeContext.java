@@ -14,6 +14,7 @@ import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_comp_channel;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_context;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_cq;
@@ -59,6 +60,7 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
     private final String deviceName;
     private final String sysfsPath;
+    private final TransportType transportType;
     private final MemorySegment context;
     private final LiveObjectCensus census;
     private final InlineVerbs verbs;
@@ -69,9 +71,11 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     private final NativeConnectionManager connectionManager = new NativeConnectionManager(this);
     private volatile @Nullable AsyncEventPump asyncEvents;
 
-    NativeContext(String deviceName, String sysfsPath, MemorySegment context, LiveObjectCensus census) {
+    NativeContext(String deviceName, String sysfsPath, TransportType transportType, MemorySegment context,
+                  LiveObjectCensus census) {
         this.deviceName = deviceName;
         this.sysfsPath = sysfsPath;
+        this.transportType = transportType;
         this.context = context.reinterpret(ibv_context.sizeof());
         this.census = census;
         this.verbs = new InlineVerbs(this.context);
@@ -82,6 +86,10 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
     String deviceName() {
         return deviceName;
+    }
+
+    TransportType transportType() {
+        return transportType;
     }
 
     MemorySegment segment() {

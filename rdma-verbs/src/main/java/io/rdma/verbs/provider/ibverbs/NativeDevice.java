@@ -1,6 +1,7 @@
 package io.rdma.verbs.provider.ibverbs;
 
 import io.rdma.verbs.api.HostAccess;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.provider.ibverbs.generated.ibv_device;
 import io.rdma.verbs.provider.ibverbs.generated.rdma_h;
 import io.rdma.verbs.provider.support.LiveObjectCensus;
@@ -19,12 +20,14 @@ final class NativeDevice implements DeviceHandle {
     private final LiveObjectCensus census;
     private final String name;
     private final long guid;
+    private final TransportType transportType;
 
     NativeDevice(MemorySegment device, LiveObjectCensus census) {
         this.device = device;
         this.census = census;
         this.name = DeviceList.name(device);
         this.guid = DeviceList.guid(device);
+        this.transportType = DeviceList.transportType(device);
     }
 
     @Override
@@ -37,6 +40,11 @@ final class NativeDevice implements DeviceHandle {
         return guid;
     }
 
+    @Override
+    public TransportType transportType() {
+        return transportType;
+    }
+
     /** Read anew on each call: permissions and limits may change while the process runs. */
     @Override
     public HostAccess hostAccess() {
@@ -47,7 +55,7 @@ final class NativeDevice implements DeviceHandle {
     public ContextHandle open() {
         MemorySegment context = OPEN_DEVICE.pointer("device " + name, device);
         try {
-            return new NativeContext(name, DeviceList.sysfsPath(device), context, census);
+            return new NativeContext(name, DeviceList.sysfsPath(device), transportType, context, census);
         } catch (RuntimeException e) {
             rdma_h.ibv_close_device(context);
             throw e;

@@ -14,6 +14,16 @@ final class NativeErrors {
     private NativeErrors() {
     }
 
+    /**
+     * The errno of an {@code ibv_post_*} return value. The man pages promise an errno; libsiw also
+     * returns negated ones, and -1, the result of its failed doorbell {@code write()} (the kernel
+     * refused the work request, e.g. a QP not in RTS), which names no errno: that one is EIO, not
+     * EPERM.
+     */
+    static int ofPost(int returned) {
+        return returned == -1 ? EIO : returned;
+    }
+
     static VerbsException failure(String verb, int errno, @Nullable String detail) {
         return new VerbsException(verb, errno, detail, adviceFor(verb, Errno.of(errno)));
     }

@@ -270,7 +270,8 @@ final class NativeQp implements QpHandle {
         for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
             postedSends.record(wr.wrId(), wr.opcode(), signalAll || wr.isSignaled());
         }
-        int errno = context.verbs().postSend(qp, sendRequests.head(), sendRequests.badRequestSlot());
+        int errno = NativeErrors.ofPost(context.verbs().postSend(qp, sendRequests.head(),
+                sendRequests.badRequestSlot()));
         if (errno != 0) {
             int bad = sendRequests.badIndex();
             postedSends.unrecord(count - bad);

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.DeviceNodeAccess;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.HostAccess;
 import io.rdma.verbs.api.ResourceKind;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.ContextHandle;
 import io.rdma.verbs.spi.DeviceHandle;
@@ -60,6 +61,12 @@ final class SimulatedDevice implements DeviceHandle {
     @Override
     public long guid() {
         return guid;
+    }
+
+    /** The fabric models InfiniBand's transport (on InfiniBand or Ethernet ports alike). */
+    @Override
+    public TransportType transportType() {
+        return TransportType.INFINIBAND;
     }
 
     /** As the spec describes the device's host; the node paths are those the device would have there. */

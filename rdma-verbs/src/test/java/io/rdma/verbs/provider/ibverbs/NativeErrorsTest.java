@@ -9,6 +9,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NativeErrorsTest {
 
     /** Seen on Soft-RoCE: rdma_resolve_route to 127.0.0.1 fails with ENODEV while rxe0 is fine. */
+    /** libsiw returns its failed doorbell write()'s -1, which names no errno; its other failures are negated errnos. */
+    @Test
+    void aPostThatReturnsMinusOneFailedWithoutAnErrnoAndIsNotEperm() {
+        assertThat(NativeErrors.ofPost(-1)).isEqualTo(Errno.EIO.code());
+        assertThat(Errno.of(NativeErrors.ofPost(-Errno.ENOMEM.code()))).isEqualTo(Errno.ENOMEM);
+        assertThat(NativeErrors.ofPost(Errno.EINVAL.code())).isEqualTo(Errno.EINVAL.code());
+        assertThat(NativeErrors.ofPost(0)).isZero();
+    }
+
     @Test
     void enodevFromAddressResolutionPointsAtTheAddressNotAtAVanishedDevice() {
         assertThat(NativeErrors.adviceFor("rdma_resolve_route", Errno.ENODEV))

@@ -1,6 +1,8 @@
 package io.rdma.verbs.provider.ibverbs;
 
+import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.spi.ProviderAvailability;
 import org.junit.jupiter.api.Test;
@@ -59,6 +61,29 @@ class NativeVerbsProviderTest {
         try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
             assertThat(verbs.devices()).hasSize(availability.deviceCount());
             verbs.devices().forEach(device -> assertThat(availability.reason()).contains(device.name()));
+        }
+    }
+
+    /**
+     * The transport follows the node type the kernel driver registered the device with
+     * ({@code node_type} in sysfs, e.g. "1: CA" for rxe, "4: RNIC" for siw), as libibverbs derives it.
+     */
+    @Test
+    void eachDeviceCarriesTheTransportOfItsNodeType() throws Exception {
+        assumeTrue(verifiedRdmaCoreLoads(), "no rdma-core, or one the provider was not verified against, is installed here");
+        assumeTrue(Files.exists(Path.of("/sys/class/infiniband_verbs")), "this kernel has no RDMA support");
+        try (Verbs verbs = Verbs.open(ProviderKind.NATIVE)) {
+            assumeFalse(verbs.devices().isEmpty(), "no RDMA device here");
+            for (Device device : verbs.devices()) {
+                String nodeType = Files.readString(Path.of("/sys/class/infiniband", device.name(), "node_type")).trim();
+                TransportType expected = switch (nodeType.substring(0, nodeType.indexOf(':'))) {
+                    case "1", "2", "3" -> TransportType.INFINIBAND; // CA, switch, router
+                    case "4" -> TransportType.IWARP;                 // RNIC
+                    default -> throw new AssertionError(device.name() + " has node type " + nodeType
+                            + ", which this test does not know");
+                };
+                assertThat(device.transportType()).as(device.name() + ", node type " + nodeType).isEqualTo(expected);
+            }
         }
     }
 }

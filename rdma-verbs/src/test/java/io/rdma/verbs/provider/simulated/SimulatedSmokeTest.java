@@ -11,6 +11,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SimulatedSmokeTest {
 
     @Test
+    void itsDevicesCarryTheInfiniBandTransport() {
+        try (Verbs verbs = Verbs.open(ProviderKind.SIMULATED)) {
+            assertThat(verbs.devices()).isNotEmpty()
+                    .allSatisfy(device -> assertThat(device.transportType()).isEqualTo(TransportType.INFINIBAND));
+        }
+    }
+
+    @Test
     void sendReceiveWriteRead() throws Exception {
         try (Verbs verbs = Verbs.open(ProviderKind.SIMULATED)) {
             DeviceContext context = verbs.devices().getFirst().open();
