@@ -89,11 +89,13 @@ class ThreeInstancesOverZooKeeperTests {
         assertEchoAnswers(a, b, c);
 
         Verbs verbsOfC = c.getBean(Verbs.class);
-        long left = System.nanoTime();
         close(c);
+        // From the end of C's close, not its start: how long C's own shutdown takes is no property of
+        // A and B (under emulation, beside another guest, it took seconds and this bound failed once).
+        long gone = System.nanoTime();
         await(() -> census(a).equals(censusOfA) && census(b).equals(censusOfB),
                 "A's and B's census back to what it was before C came");
-        assertThat(Duration.ofNanos(System.nanoTime() - left)).as("C's connections and queue pairs closed")
+        assertThat(Duration.ofNanos(System.nanoTime() - gone)).as("C's connections and queue pairs closed, once C was gone")
                 .isLessThan(REFRESH.multipliedBy(2));
         awaitEveryInstanceConnectedTo(2, a, b);
         assertHealthShows(a, 2);
