@@ -278,7 +278,8 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         try {
             // the connections' threads first: a read of a service under way then starts no connect
             boolean connectionThreadsEnded = threads.stop(THREADS_END_WITHIN);
-            if (!connectionThreadsEnded || !refresher.stop(THREADS_END_WITHIN)) {
+            boolean refresherEnded = refresher.stop(THREADS_END_WITHIN); // stopped whether or not they ended
+            if (!connectionThreadsEnded || !refresherEnded) {
                 logger.warn("RDMA connection threads did not end within " + THREADS_END_WITHIN.toSeconds() + "s");
             }
         } catch (InterruptedException e) {
