@@ -26,9 +26,13 @@ import org.springframework.stereotype.Component;
 
 /**
  * The key-value store's client, over connection {@code kv-client} to the instances of the service:
- * a key lives in the store of the instance it maps to ({@link ServiceGroup#forKey}), so the
- * instances share the keys between them; when one leaves, its keys are gone (the store is a
- * cache: nothing is copied) and keys that mapped to it map to the others. A GET is one RDMA READ of
+ * a key lives in the store of the instance it maps to ({@link ServiceGroup#ownerOf}), so the
+ * instances share the keys between them. While an instance's connection is down (it died, its link
+ * is down, the network is partitioned) its keys stay with it and calls for them fail at once (HTTP
+ * 503) until it is back: were they moved to another instance meanwhile, a value written before
+ * would be missing there and, once the first is back, a value written meanwhile. When an instance
+ * leaves the service its keys are gone (the store is a cache: nothing is copied) and keys that
+ * mapped to it map to the others. A GET is one RDMA READ of
  * the key's bucket, a PUT or DELETE locks the bucket with an RDMA compare-and-swap on its lock
  * word, writes the slot with an RDMA WRITE, tells the server which slot it wrote and waits for its
  * acknowledgement (a request/reply, {@link KvControl}), and unlocks with another compare-and-swap. A
@@ -77,7 +81,7 @@ class KvClient {
 
     /** The value of {@code key}, or empty when it is not stored. */
     Optional<byte[]> get(String key) throws TimeoutException, InterruptedException {
-        String instance = instances.forKey(key);
+        String instance = instances.ownerOf(key);
         KvStoreLayout store = layout(instance);
         int bucket = store.bucketOf(key);
         long deadline = deadline();
@@ -109,7 +113,7 @@ class KvClient {
 
     /** Writes {@code entry} into the slot of {@code key}'s bucket that it belongs in; false when there is none to empty. */
     private boolean store(String key, KvSlot entry) throws TimeoutException, InterruptedException {
-        String instance = instances.forKey(key);
+        String instance = instances.ownerOf(key);
         KvStoreLayout store = layout(instance);
         byte[] image = entry.encode(store.slotSize());
         int bucket = store.bucketOf(key);

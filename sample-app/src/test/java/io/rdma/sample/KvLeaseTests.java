@@ -48,7 +48,7 @@ class KvLeaseTests {
 
     @Test
     void aLockWhoseHolderDiedIsTakenOverOnceItsLeaseHasPassed() throws Exception {
-        String instance = connections.group("kv-client").forKey(KEY);
+        String instance = connections.group("kv-client").ownerOf(KEY);
         KvStoreLayout layout = rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class)
                 .get(10, TimeUnit.SECONDS);
         RemoteBuffer lockWord = layout.lockWord(layout.bucketOf(KEY));

@@ -164,8 +164,15 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                         "rdma.connections.outbound (with service)"));
         // the source of its channels: the declared queue pair's name, else the connection's
         String source = plan.queuePair() != null ? plan.queuePair() : name;
-        return new ServiceGroup(name, plan.service(), () -> channels.channelsOf(source).stream()
-                .filter(channel -> channel.state() == ChannelState.UP).map(RdmaChannel::name).sorted().toList());
+        return new ServiceGroup(name, plan.service(), () -> channelsOf(source, ChannelState.UP),
+                () -> channelsOf(source, ChannelState.UP, ChannelState.DOWN));
+    }
+
+    /** The names of {@code source}'s channels that are in one of {@code states}, sorted. */
+    private List<String> channelsOf(String source, ChannelState... states) {
+        List<ChannelState> wanted = List.of(states);
+        return channels.channelsOf(source).stream().filter(channel -> wanted.contains(channel.state()))
+                .map(RdmaChannel::name).sorted().toList();
     }
 
     /**

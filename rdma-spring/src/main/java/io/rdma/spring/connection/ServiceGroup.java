@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * ServiceGroup kv = connections.group("kv");
- * template.send(kv.forKey(key), request);                 // the instance that holds the key
+ * template.send(kv.forKey(key), request);                 // the connected instance the key maps to
+ * template.read(kv.ownerOf(key), remote, length);          // the instance that holds the key, connected or not
  * kv.all().forEach(instance -> template.send(instance, invalidation));
  * }</pre>
  *
@@ -26,12 +27,19 @@ public final class ServiceGroup {
     private final String connection;
     private final String service;
     private final Supplier<List<String>> connected;
+    private final Supplier<List<String>> followed;
     private final AtomicInteger turn = new AtomicInteger();
 
-    ServiceGroup(String connection, String service, Supplier<List<String>> connected) {
+    /**
+     * @param connected the queue pairs of the instances connected now
+     * @param followed  the queue pairs of every instance the connection follows (listed by
+     *                  discovery), connected or reconnecting
+     */
+    ServiceGroup(String connection, String service, Supplier<List<String>> connected, Supplier<List<String>> followed) {
         this.connection = connection;
         this.service = service;
         this.connected = connected;
+        this.followed = followed;
     }
 
     /** Every connected instance's queue pair, sorted by name; empty while none is connected. */
@@ -45,7 +53,7 @@ public final class ServiceGroup {
      * @throws NoServiceInstanceException when no instance is connected
      */
     public String any() {
-        List<String> instances = nonEmpty();
+        List<String> instances = nonEmpty(connected);
         return instances.get(Math.floorMod(turn.getAndIncrement(), instances.size()));
     }
 
@@ -57,11 +65,26 @@ public final class ServiceGroup {
      * @throws NoServiceInstanceException when no instance is connected
      */
     public String forKey(Object key) {
-        return highestWeight(key.hashCode(), nonEmpty());
+        return highestWeight(key.hashCode(), nonEmpty(connected));
     }
 
-    private List<String> nonEmpty() {
-        List<String> instances = connected.get();
+    /**
+     * The instance {@code key} maps to among every instance the connection follows, connected or
+     * not, by the same rendezvous hashing as {@link #forKey}. A key whose instance is reconnecting
+     * (its connection failed: a dead peer, a link down, a partition) stays with it, and what is
+     * sent to it fails at once ({@code RdmaChannelDownException}) until it is back: what a store
+     * that keeps each key on one instance needs, as {@code forKey} would move the key to another
+     * instance meanwhile, where a write made before is missing and, once the first is back, a write
+     * made meanwhile is. The key moves only when its instance leaves the service.
+     *
+     * @throws NoServiceInstanceException when the connection has no instance's queue pair (none is listed)
+     */
+    public String ownerOf(Object key) {
+        return highestWeight(key.hashCode(), nonEmpty(followed));
+    }
+
+    private List<String> nonEmpty(Supplier<List<String>> source) {
+        List<String> instances = source.get();
         if (instances.isEmpty()) {
             throw new NoServiceInstanceException(connection, service);
         }
