@@ -22,6 +22,18 @@ public interface FabricControl {
      */
     void dropPackets(String device, int port, int packets);
 
+    /**
+     * Loses each packet leaving or reaching {@code device}/{@code port} with {@code probability}
+     * (0 to 1), from now until it is set again, as {@code tc netem loss} on both directions of the
+     * port's link would: 1 cuts the port off (a partition; unlike a port down, the port stays
+     * ACTIVE and raises no event, so only retries running out tell), 0 ends the loss. RC retries
+     * each lost packet and completes with {@code IBV_WC_RETRY_EXC_ERR} once {@code retry_cnt} tries
+     * in a row were lost; UC and UD lose the message silently.
+     *
+     * @throws IllegalArgumentException when {@code probability} is not within 0 to 1
+     */
+    void setLoss(String device, int port, double probability);
+
     /** Puts the QP into ERR as a device-side fault would, raising {@code IBV_EVENT_QP_FATAL}. */
     void failQueuePair(String device, int qpNumber);
 

@@ -122,6 +122,14 @@ final class SimulatedHost implements ProviderSession, FabricControl {
     }
 
     @Override
+    public void setLoss(String device, int port, double probability) {
+        if (!(probability >= 0 && probability <= 1)) {
+            throw new IllegalArgumentException("a loss probability is within 0 to 1, not " + probability);
+        }
+        device(device).port(port).setLoss(probability);
+    }
+
+    @Override
     public void failQueuePair(String device, int qpNumber) {
         SimulatedQp qp = fabric.queuePairs().get(qpNumber);
         if (qp == null || qp.device() != device(device)) {

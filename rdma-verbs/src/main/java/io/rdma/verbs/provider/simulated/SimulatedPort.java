@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -31,6 +32,8 @@ final class SimulatedPort {
     private volatile PortState state;
     private int lid;
     private final AtomicInteger packetsToDrop = new AtomicInteger();
+    /** The probability of losing each packet that leaves or reaches this port (FabricControl.setLoss). */
+    private volatile double loss;
     private final AtomicLong xmitPackets = new AtomicLong();
     private final AtomicLong xmitBytes = new AtomicLong();
     private final AtomicLong rcvPackets = new AtomicLong();
@@ -127,12 +130,16 @@ final class SimulatedPort {
         packetsToDrop.addAndGet(packets);
     }
 
+    void setLoss(double probability) {
+        loss = probability;
+    }
+
     /**
      * Whether a message towards {@code destination} gets through: false when it is lost (a port
-     * down at either end, or an injected drop), as a real link would lose it.
+     * down at either end, a loss at either end, or an injected drop), as a real link would lose it.
      */
     boolean carries(SimulatedPort destination) {
-        if (!isActive() || !destination.isActive() || takeDrop()) {
+        if (!isActive() || !destination.isActive() || lost() || destination.lost() || takeDrop()) {
             xmitDiscards.incrementAndGet();
             return false;
         }
@@ -166,6 +173,11 @@ final class SimulatedPort {
     void receiveFrame(long bytes) {
         rcvPackets.incrementAndGet();
         rcvBytes.addAndGet(bytes);
+    }
+
+    private boolean lost() {
+        double probability = loss;
+        return probability > 0 && ThreadLocalRandom.current().nextDouble() < probability;
     }
 
     private boolean takeDrop() {
