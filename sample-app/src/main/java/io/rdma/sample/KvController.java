@@ -45,9 +45,11 @@ class KvController {
 
     /**
      * The body is read up to one byte more than a bucket holds, and refused (413) as soon as it is
-     * longer: a value that cannot fit is never buffered whole, let alone sent.
+     * longer: a value that cannot fit is never buffered whole, let alone sent. A form body (what
+     * {@code curl --data} sends by default) is refused (415): Spring parses it into parameters
+     * before this method could read it, and the value would be stored empty.
      */
-    @PutMapping("/{key}")
+    @PutMapping(path = "/{key}", consumes = "!" + MediaType.APPLICATION_FORM_URLENCODED_VALUE)
     ResponseEntity<Void> put(@PathVariable String key, HttpServletRequest request)
             throws TimeoutException, InterruptedException, IOException {
         client.put(key, boundedBody(key, request));

@@ -96,6 +96,20 @@ class KvStoreOnSelectedProviderTests {
     }
 
     /**
+     * A form body (what {@code curl --data} sends unless told otherwise) is parsed into request
+     * parameters before the controller could read it: it is refused, rather than stored empty.
+     */
+    @Test
+    void aValueSentAsAFormIsRefusedNotStoredEmpty() throws Exception {
+        HttpResponse<String> form = send(HttpRequest.newBuilder(uri("/kv/form"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .PUT(HttpRequest.BodyPublishers.ofString("value-1")));
+
+        assertThat(form.statusCode()).isEqualTo(415);
+        assertThat(get("/kv/form").statusCode()).as("nothing stored").isEqualTo(404);
+    }
+
+    /**
      * Writers overwrite a few keys with values whose every byte says which write it was, while
      * readers read them: each value read must be one written, whole, never a mix of two. Keys
      * share buckets with each other's writes in flight, so reads overlap writes of their bucket.
