@@ -100,65 +100,6 @@ class FaultInjectionTest {
         assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
     }
 
-    /**
-     * A partition (every packet lost) looks like a dead peer to RC: the port stays ACTIVE, nothing
-     * is raised, and only retries running out tell (RETRY_EXC_ERR, the QP in ERR); once the loss
-     * ends, a queue pair connected anew gets through.
-     */
-    @Test
-    void aPartitionExhaustsRetriesWithThePortActiveAndItsEndLetsANewConnectionThrough() {
-        Loopback cut = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 3, 7, 1).build());
-        cut.responder().postReceive(new ReceiveWorkRequest().wrId(1).addSge(target, 0, 4096));
-
-        control.setLoss(fabric.deviceName(), fabric.port(), 1.0);
-        cut.requester().postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
-                .addSge(source, 0, 64));
-
-        assertThat(Completions.awaitOne(cut.requesterCq()).status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
-        assertThat(cut.requester().state()).isEqualTo(QueuePairState.ERR);
-        assertThat(fabric.portAttributes().isActive()).as("a partition is no port down").isTrue();
-        assertThat(Completions.pollNow(cut.responderCq())).as("nothing reached the responder").isEmpty();
-
-        control.setLoss(fabric.deviceName(), fabric.port(), 0);
-        Loopback healed = fabric.connectedPair(QueuePairType.RC);
-        healed.responder().postReceive(new ReceiveWorkRequest().wrId(3).addSge(target, 0, 4096));
-        healed.requester().postSend(new SendWorkRequest().wrId(4).flags(EnumSet.of(SendFlag.SIGNALED))
-                .addSge(source, 0, 64));
-        assertThat(Completions.awaitOne(healed.requesterCq()).status()).isEqualTo(CompletionStatus.SUCCESS);
-        assertThat(Completions.awaitOne(healed.responderCq()).byteLength()).isEqualTo(64);
-    }
-
-    /**
-     * Under a loss rate RC retransmits what was lost: every message arrives, in order, none twice,
-     * as long as no packet is lost retry_cnt + 1 times in a row.
-     */
-    @Test
-    void underALossRateReliableConnectionDeliversEveryMessageInOrder() {
-        Loopback loopback = fabric.pair(QueuePairType.RC)
-                .connect(fabric.connectOptions().toBuilder().retries(SHORT_TIMEOUT, 7, 7, 1).build());
-        int messages = 100;
-        for (int i = 0; i < messages; i++) {
-            loopback.responder().postReceive(new ReceiveWorkRequest().wrId(i).addSge(target, i * 16L, 16));
-        }
-        control.setLoss(fabric.deviceName(), fabric.port(), 0.2);
-        for (int i = 0; i < messages; i++) {
-            loopback.requester().postSend(new SendWorkRequest().wrId(i).flags(EnumSet.of(SendFlag.SIGNALED))
-                    .addSge(source, 0, 8));
-            assertThat(Completions.awaitOne(loopback.requesterCq()).status()).as("send " + i)
-                    .isEqualTo(CompletionStatus.SUCCESS);
-        }
-        control.setLoss(fabric.deviceName(), fabric.port(), 0);
-
-        for (int i = 0; i < messages; i++) {
-            Completion received = Completions.awaitOne(loopback.responderCq());
-            assertThat(received.wrId()).as("in order, once each").isEqualTo(i);
-        }
-        assertThat(Completions.pollNow(loopback.responderCq())).isEmpty();
-        assertThat(fabric.context().portCounters(fabric.port()).counters().get("port_xmit_discards"))
-                .as("packets were lost").isPositive();
-    }
-
     @Test
     void aLossProbabilityOutsideZeroToOneIsRefused() {
         assertThatThrownBy(() -> control.setLoss(fabric.deviceName(), fabric.port(), 1.5))

@@ -136,10 +136,13 @@ final class SimulatedPort {
 
     /**
      * Whether a message towards {@code destination} gets through: false when it is lost (a port
-     * down at either end, a loss at either end, or an injected drop), as a real link would lose it.
+     * down at either end, a loss on the link of either end, or an injected drop), as a real link
+     * would lose it. A port's traffic with itself crosses no link, so no loss of a link touches it
+     * (rxe's loopback, for one, never reaches the netdev where {@code tc netem} loses packets).
      */
     boolean carries(SimulatedPort destination) {
-        if (!isActive() || !destination.isActive() || lost() || destination.lost() || takeDrop()) {
+        boolean linkLost = destination != this && (lost() || destination.lost());
+        if (!isActive() || !destination.isActive() || linkLost || takeDrop()) {
             xmitDiscards.incrementAndGet();
             return false;
         }

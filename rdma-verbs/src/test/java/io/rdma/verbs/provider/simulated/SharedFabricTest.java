@@ -305,6 +305,78 @@ class SharedFabricTest {
         assertThat(survivor.verbs.liveObjects().values()).containsOnly(0L);
     }
 
+    /**
+     * A partition of one host's link (every packet lost, as {@code tc netem loss 100%} both ways)
+     * looks like a dead peer to RC: the port stays ACTIVE, nothing is raised, and only retries
+     * running out tell (RETRY_EXC_ERR, the QP in ERR); once the loss ends, a new connection
+     * gets through.
+     */
+    @Test
+    void aPartitionOfOneHostsLinkRunsRcOutOfRetriesAndItsEndLetsANewConnectionThrough() throws Exception {
+        Host server = Host.on(open(new SharedFabric("partition"), RXE0));
+        Host client = Host.on(open(new SharedFabric("partition"), RXE0));
+        ConnectionListener listener = server.cm.listen(new InetSocketAddress("0.0.0.0", SERVICE_PORT), 4);
+        Connection cut = connectAndAccept(client, server, listener);
+        MemoryRegion memory = server.pd.allocateMemory(64, ALL_ACCESS);
+        FabricControl linkOfClient = client.verbs.extension(FabricControl.class).orElseThrow();
+
+        linkOfClient.setLoss("rxe0", 1, 1.0);
+        cut.queuePair().postSend(signaled(1).addSge(memory, 0, 8));
+
+        assertThat(Completions.awaitOne(server.cq).status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
+        assertThat(cut.queuePair().state()).isEqualTo(QueuePairState.ERR);
+        assertThat(client.context.queryPort(1).state()).as("a partition is no port down").isEqualTo(PortState.ACTIVE);
+
+        linkOfClient.setLoss("rxe0", 1, 0);
+        Connection healed = connectAndAccept(client, server, listener);
+        MemoryRegion clientMemory = client.pd.allocateMemory(64, ALL_ACCESS);
+        memory.segment().set(ValueLayout.JAVA_LONG, 0, 42L);
+        healed.queuePair().postSend(signaled(2).opcode(SendOpcode.RDMA_WRITE).addSge(memory, 0, 8)
+                .remote(clientMemory.remote(0, 8)));
+        assertThat(Completions.awaitOne(server.cq).status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(clientMemory.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42L);
+    }
+
+    /**
+     * Under a loss rate on one host's link RC retransmits what was lost: every message arrives, in
+     * order, none twice. A port's traffic with itself crosses no link and loses nothing.
+     */
+    @Test
+    void underALossRateRcDeliversEveryMessageInOrderAndLoopbackLosesNothing() throws Exception {
+        Host server = Host.on(open(new SharedFabric("lossy"), RXE0));
+        Host client = Host.on(open(new SharedFabric("lossy"), RXE0));
+        ConnectionListener listener = server.cm.listen(new InetSocketAddress("0.0.0.0", SERVICE_PORT), 4);
+        QueuePair clientQp = client.freshQueuePair();
+        Future<Optional<Connection>> accepted = acceptor.submit(() -> listener.accept(server.freshQueuePair(),
+                new byte[0], WAIT));
+        client.cm.connect(new InetSocketAddress(server.address(), SERVICE_PORT), clientQp, new byte[0], WAIT);
+        QueuePair serverQp = accepted.get(20, TimeUnit.SECONDS).orElseThrow().queuePair();
+        MemoryRegion target = client.pd.allocateMemory(16 * 100, ALL_ACCESS);
+        MemoryRegion source = server.pd.allocateMemory(64, ALL_ACCESS);
+        FabricControl linkOfClient = client.verbs.extension(FabricControl.class).orElseThrow();
+
+        linkOfClient.setLoss("rxe0", 1, 0.1);
+        for (int i = 0; i < 100; i++) {
+            clientQp.postReceive(new ReceiveWorkRequest().wrId(i).addSge(target, i * 16L, 16));
+            serverQp.postSend(signaled(i).addSge(source, 0, 8));
+            assertThat(Completions.awaitOne(server.cq).status()).as("send " + i).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(Completions.awaitOne(client.cq).wrId()).as("in order").isEqualTo(i);
+        }
+        assertThat(Completions.pollNow(client.cq)).as("none twice").isEmpty();
+        assertThat(client.context.portCounters(1).counters().get("port_xmit_discards")
+                + server.context.portCounters(1).counters().get("port_xmit_discards")).as("packets were lost").isPositive();
+
+        linkOfClient.setLoss("rxe0", 1, 1.0);
+        QueuePair first = client.freshQueuePair();
+        QueuePair second = client.freshQueuePair();
+        first.connect(second.localEndpoint(ConnectOptions.defaults()), ConnectOptions.defaults());
+        second.connect(first.localEndpoint(ConnectOptions.defaults()), ConnectOptions.defaults());
+        second.postReceive(new ReceiveWorkRequest().wrId(7).addSge(target, 0, 16));
+        first.postSend(signaled(8).addSge(target, 16, 8));
+        assertThat(Completions.awaitOne(client.cq).status()).as("loopback on the cut-off host")
+                .isEqualTo(CompletionStatus.SUCCESS);
+    }
+
     @Test
     void fabricControlActsOnTheDevicesOfItsOwnSession() {
         Verbs first = open(new SharedFabric("control"), RXE0);
