@@ -1,11 +1,13 @@
 package io.rdma.spring.template;
 
+import io.rdma.spring.channel.ChannelState;
 import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.resource.SendTimeout;
 import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.MemoryPool;
 import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
@@ -273,9 +275,32 @@ final class QueuePairOperations {
         } catch (RuntimeException e) {
             inFlight.set(buffer.index(), null);
             buffer.close();
-            failures.add(new Failed(operation, e));
+            failures.add(new Failed(operation, channelDownOr(e)));
             return true;
         }
+    }
+
+    /**
+     * What a refused post tells the caller: that the channel is down, when its queue pair is out of
+     * RTS (its connection failed and is being made again: libibverbs refuses the post with EINVAL),
+     * as a call on a channel seen down would; else the refusal itself.
+     */
+    private RuntimeException channelDownOr(RuntimeException refused) {
+        QueuePairState state;
+        try {
+            state = qp.state();
+        } catch (RuntimeException closed) {
+            state = QueuePairState.RESET; // closed meanwhile: as down as it gets
+        }
+        if (state == QueuePairState.RTS) {
+            return refused;
+        }
+        ChannelState seen = channel.state();
+        RdmaChannelDownException down = new RdmaChannelDownException(name, seen == ChannelState.UP ? ChannelState.DOWN
+                : seen, "its queue pair is in " + state + (channel.lastFailure() != null ? " (" + channel.lastFailure()
+                + ")" : ""));
+        down.initCause(refused);
+        return down;
     }
 
     /** Queues {@code operation} until room appears or its send-timeout passes. Under the lock. */

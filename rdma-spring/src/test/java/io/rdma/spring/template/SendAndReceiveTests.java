@@ -3,13 +3,17 @@ package io.rdma.spring.template;
 import io.rdma.spring.PlainRdmaConfiguration;
 import io.rdma.spring.SimulatedLoopback;
 import io.rdma.spring.channel.ChannelState;
+import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.listener.RdmaListener;
+import io.rdma.verbs.api.Errno;
+import io.rdma.verbs.api.VerbsException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -159,6 +163,31 @@ class SendAndReceiveTests {
             CompletableFuture<byte[]> whileDown = template.sendAndReceive(CLIENT, bytes("too late"));
             assertThat(whileDown).isCompletedExceptionally();
             assertThat(catchThrowable(whileDown::get)).cause().isInstanceOf(RdmaChannelDownException.class);
+        }
+    }
+
+    /**
+     * A send that races its channel's failure (the connection reset the queue pair for its
+     * reconnection before the channel was seen down, so libibverbs refuses the post with EINVAL)
+     * fails as the channel down, with the refusal as its cause, not as a raw verbs error.
+     */
+    @Test
+    void aPostRefusedBecauseTheQueuePairLeftRtsFailsAsTheChannelDown() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Silent.class)) {
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            RdmaChannel channel = Objects.requireNonNull(context.getBean(RdmaChannels.class).get(CLIENT));
+            assertThat(channel.state()).isEqualTo(ChannelState.UP);
+
+            channel.queuePair().reset();
+            CompletableFuture<Void> sent = template.send(CLIENT, bytes("after the reset"));
+
+            assertThat(catchThrowable(() -> sent.get(WAIT_SECONDS, TimeUnit.SECONDS)).getCause()).isInstanceOfSatisfying(
+                    RdmaChannelDownException.class, down -> {
+                        assertThat(down.channel()).isEqualTo(CLIENT);
+                        assertThat(down).hasMessageContaining("RESET")
+                                .cause().isInstanceOfSatisfying(VerbsException.class,
+                                        refused -> assertThat(refused.errno()).isEqualTo(Errno.EINVAL));
+                    });
         }
     }
 
