@@ -48,6 +48,8 @@ import org.jspecify.annotations.Nullable;
 final class SimulatedConnectionManager {
 
     private static final int MAX_RD_ATOMIC = 16;
+    /** How often a connection request whose exchange was lost is sent again before the connect times out. */
+    private static final int EXCHANGE_TRIES = 4;
     /**
      * This fabric's rdma_init_qp_attr, where the application sets nothing: the verbs manual's example
      * values (§6.2.2, §6.2.3), ACK timeout 14 (≈ 67 ms), retry_cnt 7, rnr_retry 7 (infinite) and
@@ -132,6 +134,12 @@ final class SimulatedConnectionManager {
             throw new VerbsException("rdma_connect", Errno.ECONNREFUSED, "nobody listens on " + remote,
                     "start the listener first, or retry");
         }
+        if (!exchangeGetsThrough(local, target)) {
+            TimeUnit.NANOSECONDS.sleep(timeoutNanos);
+            throw new VerbsException("rdma_connect", Errno.ETIMEDOUT, "no answer from " + remote + " within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms: every try of the request or its reply was"
+                    + " lost (a port down or a link losing packets)", "check the link, or retry once it is back");
+        }
         int psn = ThreadLocalRandom.current().nextInt(1 << 24);
         InetSocketAddress self = new InetSocketAddress(ipv4Of(local), host.nextEphemeralPort());
         Request request = new Request(qp, local, psn, privateData, self);
@@ -159,6 +167,21 @@ final class SimulatedConnectionManager {
         clientSide.pairWith(reply.serverSide);
         reply.established.complete(null);
         return clientSide;
+    }
+
+    /**
+     * Whether a connection request from {@code local} and its reply from {@code target} get
+     * through: the connection manager's messages cross the link like any packet (a port down or a
+     * link's loss loses them) and a lost one is sent again, up to {@link #EXCHANGE_TRIES} times,
+     * as the IB CM retries its REQ; a partition or a port down loses every try.
+     */
+    private static boolean exchangeGetsThrough(SimulatedPort local, SimulatedPort target) {
+        for (int attempt = 0; attempt < EXCHANGE_TRIES; attempt++) {
+            if (local.carriesManagement(target) && target.carriesManagement(local)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private @Nullable Listener find(int portNumber, InetAddress ip, SimulatedPort target) {

@@ -141,12 +141,24 @@ final class SimulatedPort {
      * (rxe's loopback, for one, never reaches the netdev where {@code tc netem} loses packets).
      */
     boolean carries(SimulatedPort destination) {
+        return carriesManagement(destination) && !discarded(takeDrop());
+    }
+
+    /**
+     * Whether a connection manager's message towards {@code destination} gets through: as
+     * {@link #carries}, but injected drops ({@link #dropNext}) count the transport's packets only.
+     */
+    boolean carriesManagement(SimulatedPort destination) {
         boolean linkLost = destination != this && (lost() || destination.lost());
-        if (!isActive() || !destination.isActive() || linkLost || takeDrop()) {
+        return !discarded(!isActive() || !destination.isActive() || linkLost);
+    }
+
+    /** Counts a packet this port could not send when {@code lost}; returns {@code lost}. */
+    private boolean discarded(boolean lost) {
+        if (lost) {
             xmitDiscards.incrementAndGet();
-            return false;
         }
-        return true;
+        return lost;
     }
 
     /** Counts traffic that got through to {@code destination} on both ports. */
