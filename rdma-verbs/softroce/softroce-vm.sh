@@ -195,7 +195,11 @@ if [ -n "$SIW_KO" ]; then
 fi
 
 # ------------------------------------------------ initramfs (cached)
-INITRD=$CACHE/initramfs-$KVER${SIW_KO:+-siw-$(sha1sum "$SIW_KO" | cut -c1-12)}.cpio.gz
+# sch_netem, sch_ingress, cls_matchall, act_gact: tc's delay, loss and drop for the fault script
+# (sample-faults-two-hosts.sh); the list is part of the cache key, so a changed list builds anew
+MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay dummy veth crc32_generic crc32_pclmul
+         rdma_rxe ib_uverbs rdma_ucm sch_netem sch_ingress cls_matchall act_gact)
+INITRD=$CACHE/initramfs-$KVER-$(echo "${MODULES[*]}" | sha1sum | cut -c1-8)${SIW_KO:+-siw-$(sha1sum "$SIW_KO" | cut -c1-12)}.cpio.gz
 if [ ! -f "$INITRD" ]; then
   log "building $INITRD"
   IR=$(mktemp -d); trap 'rm -rf "$IR"' EXIT
@@ -205,8 +209,7 @@ if [ ! -f "$INITRD" ]; then
   # crc32_generic/crc32_pclmul: rdma_rxe in 6.1/6.12 needs the "crc32" crypto
   # shash (ICRC); 7.3.4 has no such modules (and rdma_rxe does not need
   # them), so missing modules are skipped here
-  for m in virtio_pci virtio_net 9pnet_virtio 9p overlay dummy veth crc32_generic crc32_pclmul \
-           rdma_rxe ib_uverbs rdma_ucm ${siw_modules[@]+"${siw_modules[@]}"}; do
+  for m in "${MODULES[@]}" ${siw_modules[@]+"${siw_modules[@]}"}; do
     modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null || true
   done | awk '$1=="insmod" && !seen[$2]++ {print $2}' | while read -r ko; do
     # Debian's 6.12 and 7.3 ship xz-compressed modules; busybox insmod

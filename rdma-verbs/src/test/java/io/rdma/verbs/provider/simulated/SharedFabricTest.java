@@ -308,8 +308,8 @@ class SharedFabricTest {
     /**
      * A partition of one host's link (every packet lost, as {@code tc netem loss 100%} both ways)
      * looks like a dead peer to RC: the port stays ACTIVE, nothing is raised, and only retries
-     * running out tell (RETRY_EXC_ERR, the QP in ERR); once the loss ends, a new connection
-     * gets through.
+     * running out tell (RETRY_EXC_ERR, the QP in ERR); a connection attempt times out, its
+     * messages lost too; once the loss ends, a new connection gets through.
      */
     @Test
     void aPartitionOfOneHostsLinkRunsRcOutOfRetriesAndItsEndLetsANewConnectionThrough() throws Exception {
@@ -326,6 +326,9 @@ class SharedFabricTest {
         assertThat(Completions.awaitOne(server.cq).status()).isEqualTo(CompletionStatus.RETRY_EXC_ERR);
         assertThat(cut.queuePair().state()).isEqualTo(QueuePairState.ERR);
         assertThat(client.context.queryPort(1).state()).as("a partition is no port down").isEqualTo(PortState.ACTIVE);
+        VerbsErrors.expectFailure("rdma_connect", Errno.ETIMEDOUT, () -> client.cm.connect(
+                new InetSocketAddress(server.address(), SERVICE_PORT), client.freshQueuePair(), new byte[0],
+                Duration.ofMillis(200)));
 
         linkOfClient.setLoss("rxe0", 1, 0);
         Connection healed = connectAndAccept(client, server, listener);
