@@ -2,6 +2,7 @@ package io.rdma.sample;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 
 /**
  * An RPC echo service over RDMA, built only on the starter: {@code application.yml} declares a
@@ -12,6 +13,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * simulated fabric.
  */
 @SpringBootApplication
+@EnableConfigurationProperties(SampleProperties.class)
 public class EchoApplication {
 
     public static void main(String[] args) {

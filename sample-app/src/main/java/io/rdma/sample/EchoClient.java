@@ -7,7 +7,6 @@ import io.rdma.spring.template.RdmaOperations;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -25,10 +24,10 @@ class EchoClient {
     private final ServiceGroup instances;
     private final Duration timeout;
 
-    EchoClient(RdmaOperations rdma, RdmaConnections connections, @Value("${sample.echo.timeout:5s}") Duration timeout) {
+    EchoClient(RdmaOperations rdma, RdmaConnections connections, SampleProperties properties) {
         this.rdma = rdma;
         this.instances = connections.group(CONNECTION);
-        this.timeout = timeout;
+        this.timeout = properties.echo().timeout();
     }
 
     /**

@@ -20,7 +20,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
@@ -71,12 +70,11 @@ class KvClient {
     private record Held(long word, long since) {
     }
 
-    KvClient(RdmaOperations rdma, RdmaConnections connections, @Value("${sample.kv.timeout:5s}") Duration timeout,
-             @Value("${sample.kv.lease:}") @Nullable Duration lease) {
+    KvClient(RdmaOperations rdma, RdmaConnections connections, SampleProperties properties) {
         this.rdma = rdma;
         this.instances = connections.group(CONNECTION);
-        this.timeout = timeout;
-        this.lease = lease != null ? lease : timeout.multipliedBy(3);
+        this.timeout = properties.kv().timeout();
+        this.lease = properties.kv().leaseOrDefault();
     }
 
     /** The value of {@code key}, or empty when it is not stored. */

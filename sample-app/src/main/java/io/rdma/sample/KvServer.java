@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -36,8 +35,9 @@ class KvServer {
     private final Map<Integer, String> keysBySlot = new ConcurrentHashMap<>();
 
     /** Formats the store (every lock word 0, every slot empty) before any client can connect. */
-    KvServer(@Qualifier("kv-store") MemoryPool store, @Value("${sample.kv.slots-per-bucket:4}") int slotsPerBucket) {
+    KvServer(@Qualifier("kv-store") MemoryPool store, SampleProperties properties) {
         this.store = store;
+        int slotsPerBucket = properties.kv().slotsPerBucket();
         RemoteBuffer region = store.remote();
         this.layout = new KvStoreLayout(region.address(), region.rkey(), store.capacity(), store.bufferSize(),
                 slotsPerBucket);

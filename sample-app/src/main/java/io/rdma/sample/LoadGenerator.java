@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
@@ -47,13 +46,12 @@ class LoadGenerator implements SmartLifecycle {
     private final AtomicBoolean waitingForInstance = new AtomicBoolean();
     private volatile boolean running;
 
-    LoadGenerator(EchoClient echo, KvClient kv, @Value("${sample.load.workers:4}") int workers,
-                  @Value("${sample.load.keys:64}") int keys, @Value("${sample.load.pause:20ms}") Duration pause) {
+    LoadGenerator(EchoClient echo, KvClient kv, SampleProperties properties) {
         this.echo = echo;
         this.kv = kv;
-        this.workers = workers;
-        this.keys = keys;
-        this.pause = pause;
+        this.workers = properties.load().workers();
+        this.keys = properties.load().keys();
+        this.pause = properties.load().pause();
     }
 
     @Override
