@@ -174,8 +174,20 @@ final class OutboundConnection {
 
     private void attempt(int attempt) throws InterruptedException, UnknownHostException {
         attempts++;
-        logger.info("RDMA connection '" + plan.name() + "': connecting queue pair '" + plan.queuePair() + "' "
-                + target() + " (attempt " + attempt + " of " + (plan.retries() + 1) + ")");
+        int configured = plan.retries() + 1;
+        // Past the configured tries the connection is DOWN (logged, in health) and tried again at the
+        // longest backoff for as long as it takes: each of those tries is DEBUG, not two lines a try.
+        boolean configuredTry = attempt <= configured;
+        if (configuredTry || logger.isDebugEnabled()) {
+            String message = "RDMA connection '" + plan.name() + "': connecting queue pair '" + plan.queuePair() + "' "
+                    + target() + (configuredTry ? " (attempt " + attempt + " of " + configured + ")"
+                    : " (attempt " + attempt + ", again every " + plan.backoff(attempt).toMillis() + " ms while DOWN)");
+            if (configuredTry) {
+                logger.info(message);
+            } else {
+                logger.debug(message);
+            }
+        }
         Connection established;
         InetSocketAddress remote;
         try {
@@ -186,7 +198,11 @@ final class OutboundConnection {
             established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout(), plan.reliability());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
-            logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
+            if (configuredTry) {
+                logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
+            } else {
+                logger.debug("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());
+            }
             throw e;
         }
         connection = established;
