@@ -1,0 +1,107 @@
+package io.rdma.sample.faults;
+
+import io.rdma.spring.connection.RdmaConnections;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample under a thousand clients at once (the overload that once left buckets locked for
+ * good and answered 500s): {@link KvHistoryRecorder}'s clients on 64 keys through HTTP, on
+ * whichever provider the system properties select (the simulated fabric in {@code mvn verify},
+ * rxe0 in the Soft-RoCE guest). Afterwards every key is writable and reads back what was written,
+ * no request got a 500 or no answer, and the history is linearizable. How many clients and for
+ * how long: {@code sample-test.many-clients} (1024) and {@code sample-test.many-clients-seconds} (3).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class ManyClientsTests {
+
+    private static final int CLIENTS = Integer.getInteger("sample-test.many-clients", 1024);
+    private static final Duration LOAD = Duration.ofSeconds(Long.getLong("sample-test.many-clients-seconds", 3));
+    private static final Duration WAIT = Duration.ofSeconds(Long.getLong("sample-test.cluster-wait-seconds", 60));
+    private static final int KEYS = 64;
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Value("${sample.kv.timeout}")
+    Duration kvTimeout;
+
+    @Autowired
+    RdmaConnections connections;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void underAThousandClientsEveryKeyStaysWritableAndTheHistoryIsLinearizable(@TempDir Path dir) throws Exception {
+        await().atMost(WAIT).until(() -> !connections.group("kv-client").all().isEmpty()
+                && !connections.group("echo-client").all().isEmpty());
+        Path history = dir.resolve("history.jsonl");
+        Path stop = dir.resolve("stop");
+        // a request may wait its whole kv timeout and then some for its HTTP thread: twice, and a minute
+        Duration requestTimeout = kvTimeout.multipliedBy(2).plusMinutes(1);
+        KvRecorderOptions options = KvRecorderOptions.parse("--base-url=http://localhost:" + port, "--keys=" + KEYS,
+                "--key-prefix=many-", "--clients=" + CLIENTS, "--history=" + history, "--stop-file=" + stop,
+                "--request-timeout=" + requestTimeout.toSeconds() + "s", "--pause=0ms", "--echo");
+        try (var recording = Executors.newVirtualThreadPerTaskExecutor()) {
+            CompletableFuture<KvHistorySummary> recorded = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return KvHistoryRecorder.record(options);
+                }
+                catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, recording);
+            Thread.sleep(LOAD.toMillis());
+            Files.createFile(stop);
+            recorded.get(requestTimeout.toSeconds() + 60, TimeUnit.SECONDS);
+        }
+
+        List<KvOperation> operations = Files.readAllLines(history).stream().filter(line -> !line.isBlank())
+                .map(KvOperation::parse).toList();
+        assertThat(operations).as("operations under load").hasSizeGreaterThan(CLIENTS);
+        operations.stream().filter(operation -> operation.outcome() == KvOperation.Outcome.FAILED)
+                .forEach(failed -> assertThat(failed.status()).as("a failure under overload is a 503 or 504: " + failed)
+                        .isIn(503, 504));
+        long checking = System.nanoTime();
+        KvLinearizabilityChecker.Verdict verdict = KvLinearizabilityChecker.check(operations, List.of());
+        // the figure that says whether the checker keeps up with a thousand concurrent clients
+        System.out.println("checked " + operations.size() + " operations in "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - checking) + " ms: " + verdict.summary());
+        assertThat(verdict.violations()).as(verdict.summary()).isEmpty();
+        for (int key = 0; key < KEYS; key++) {
+            String value = "after the load " + key;
+            assertThat(send(HttpRequest.newBuilder(uri("/kv/many-" + key)).header("Content-Type", "text/plain")
+                    .PUT(HttpRequest.BodyPublishers.ofString(value))).statusCode()).as("PUT many-" + key).isEqualTo(204);
+            assertThat(send(HttpRequest.newBuilder(uri("/kv/many-" + key))).body()).isEqualTo(value);
+        }
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + port + path);
+    }
+}
