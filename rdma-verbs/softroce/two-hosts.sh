@@ -2,7 +2,7 @@
 # two-hosts.sh - two Soft-RoCE guests ("hosts") joined by a qemu socket NIC,
 # a server command in guest A and a client command in guest B.
 #
-#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD | --java [--sample JAR [--faults]]]
+#   usage: two-hosts.sh [SERVER_CMD CLIENT_CMD | --java [--sample JAR | --faults JAR]]
 #
 #   SERVER_CMD / CLIENT_CMD are shell strings run with bash in guest A / B (in
 #   the current directory, shared read-write).  Without arguments a demo runs:
@@ -18,10 +18,11 @@
 #   a ZooKeeper in A (run from target/test-classpath.txt beside the jar)
 #   (sample-discovery-two-hosts.sh: what it checks; SAMPLE_HTTP_PORT,
 #   SAMPLE_ROUND_TRIPS, SAMPLE_KEYS and SAMPLE_WAIT_SECONDS are passed to both guests).
-#   --faults then runs sample-faults-two-hosts.sh in both guests, in the same
-#   boots: faults of the peer and the link while the two instances exchange
-#   traffic (that script says what it checks; its FAULTS_* variables are passed
-#   to both guests). It needs sample-app/target/test-classes (test-compile).
+#   --faults JAR runs sample-faults-two-hosts.sh in both guests instead, after
+#   the Java demo: the two instances find each other the same way, then faults
+#   of the peer and the link while they exchange traffic (that script says what
+#   it checks; its FAULTS_* variables are passed to both guests). It needs
+#   sample-app/target/test-classes (test-compile) beside the jar's target/.
 #
 # Network: A = 10.80.0.1, B = 10.80.0.2 on eth0 (virtio-net; the two qemus
 # are connected by `-netdev socket` over TCP on host 127.0.0.1:$TWO_HOSTS_PORT),
@@ -57,7 +58,7 @@ retry 30 rping -c -a $SERVER_IP -C 20 -v | tail -2
 echo "client: rping done"
 sleep 1; retry 30 ib_send_lat -R -d rxe0 -x 1 -s 64 -n 500 $SERVER_IP
 sleep 1; retry 30 ib_send_bw -R -d rxe0 -x 1 -s 65536 -n 500 $SERVER_IP'
-elif [ "${1:-}" = --java ] && { [ $# -eq 1 ] || { [ "${2:-}" = --sample ] && { [ $# -eq 3 ] || { [ $# -eq 4 ] && [ "$4" = --faults ]; }; }; }; }; then
+elif [ "${1:-}" = --java ] && { [ $# -eq 1 ] || { [ $# -eq 3 ] && { [ "$2" = --sample ] || [ "$2" = --faults ]; }; }; }; then
   # the Java demo: io.rdma.verbs.twohosts.TwoHostServer / TwoHostClient from this
   # module's build (run `mvn test-compile dependency:build-classpath
   # -Dmdep.outputFile=target/test-classpath.txt` first; the client retries itself)
@@ -68,15 +69,13 @@ elif [ "${1:-}" = --java ] && { [ $# -eq 1 ] || { [ "${2:-}" = --sample ] && { [
   java_cmd+=" --enable-native-access=ALL-UNNAMED -cp target/test-classes:target/classes:$(cat target/test-classpath.txt)"
   server_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostServer"
   client_cmd="$java_cmd io.rdma.verbs.twohosts.TwoHostClient"
-  if [ $# -ge 3 ]; then
-    [ -f "$3" ] || { echo "two-hosts: --sample $3: no such jar (./mvnw -pl sample-app -am package -DskipTests)" >&2; exit 2; }
+  if [ $# -eq 3 ]; then
+    [ -f "$3" ] || { echo "two-hosts: $2 $3: no such jar (./mvnw -pl sample-app -am package -DskipTests)" >&2; exit 2; }
     sample_jar=$(cd "$(dirname "$3")" && pwd -P)/$(basename "$3")
-    server_cmd+=" && bash $HERE/sample-discovery-two-hosts.sh $(printf %q "$sample_jar")"
-    client_cmd+=" && bash $HERE/sample-discovery-two-hosts.sh $(printf %q "$sample_jar")"
-  fi
-  if [ $# -eq 4 ]; then
-    server_cmd+=" && bash $HERE/sample-faults-two-hosts.sh $(printf %q "$sample_jar")"
-    client_cmd+=" && bash $HERE/sample-faults-two-hosts.sh $(printf %q "$sample_jar")"
+    script=sample-discovery-two-hosts.sh
+    [ "$2" = --faults ] && script=sample-faults-two-hosts.sh
+    server_cmd+=" && bash $HERE/$script $(printf %q "$sample_jar")"
+    client_cmd+=" && bash $HERE/$script $(printf %q "$sample_jar")"
   fi
   for v in TWO_HOSTS_ROUNDS TWO_HOSTS_RDMA_PORT TWO_HOSTS_WAIT_SECONDS SAMPLE_HTTP_PORT SAMPLE_ROUND_TRIPS SAMPLE_KEYS \
            SAMPLE_WAIT_SECONDS FAULTS_KEYS FAULTS_CLIENTS FAULTS_STEADY_SECONDS FAULTS_ACK_TIMEOUT FAULTS_RETRY_COUNT \

@@ -25,10 +25,11 @@ public interface FabricControl {
     /**
      * Loses each packet leaving or reaching {@code device}/{@code port} with {@code probability}
      * (0 to 1), from now until it is set again, as {@code tc netem loss} on both directions of the
-     * port's link would (the port's traffic with itself crosses no link and is not lost): 1 cuts the port off (a partition; unlike a port down, the port stays
-     * ACTIVE and raises no event, so only retries running out tell), 0 ends the loss. RC retries
-     * each lost packet and completes with {@code IBV_WC_RETRY_EXC_ERR} once {@code retry_cnt} tries
-     * in a row were lost; UC and UD lose the message silently.
+     * port's link would (the port's traffic with itself crosses no link and is not lost): 1 cuts
+     * the port off (a partition; unlike a port down, the port stays ACTIVE and raises no event, so
+     * only retries running out tell), 0 ends the loss. RC retries each lost packet and completes
+     * with {@code IBV_WC_RETRY_EXC_ERR} once {@code retry_cnt} tries in a row were lost; UC and UD
+     * lose the message silently; the connection manager's messages are lost alike.
      *
      * @throws IllegalArgumentException when {@code probability} is not within 0 to 1
      */
