@@ -144,6 +144,11 @@ class RdmaTemplateBackPressureTests {
         RdmaContextRunners.runner("narrow-send-queue").withUserConfiguration(SinkConfiguration.class)
                 .withPropertyValues(CLIENT + ".send-timeout=100ms").run(context -> {
             assertThat(context).hasNotFailed();
+            // The sink's receive container leases its buffers once the peer is accepted, in the
+            // background: taking every free buffer before that left it none (an ERROR, once in CI).
+            context.getBean(RdmaTemplate.class).send("client", "zeroth".getBytes(StandardCharsets.UTF_8))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(context.getBean(Sink.class).awaitMessages(1)).containsExactly("zeroth");
             MemoryPool pool = context.getBean("buffers", MemoryPool.class);
             List<PooledBuffer> held = leaseEveryFreeBuffer(pool);
 
