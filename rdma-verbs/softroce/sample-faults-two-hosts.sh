@@ -41,7 +41,9 @@
 # detection (t0 -> not UP) and recovery (t1 -> UP) are printed; the history is
 # checked: every request completed (no hang), every failed one a 503 naming the
 # channel or a 504 (sample.kv.timeout), failures only between t0 and the
-# recovery, and KvLinearizabilityChecker over PUT/GET/DELETE per key (a
+# recovery plus the lease (30 s) and a timeout (a bucket whose unlock the fault
+# cut off stays locked until its lease ends: PUTs to it time out meanwhile), and
+# KvLinearizabilityChecker over PUT/GET/DELETE per key (a
 # killed A's keys are reset to absent within the kill's window: its store is
 # memory). Results: target/faults/<scenario>.* (history, state log, verdict) and
 # a table printed at the end ("faults:" lines) for docs/reliability.md.
@@ -60,6 +62,9 @@ steady=${FAULTS_STEADY_SECONDS:-10}
 ack_timeout=${FAULTS_ACK_TIMEOUT:-15}
 retry_count=${FAULTS_RETRY_COUNT:-6}
 slack=${FAULTS_SLACK_SECONDS:-10}
+# a bucket lock held by a writer whose unlock the fault cut off is taken over after the lease: until
+# then PUTs to that bucket answer 504 (sample.kv.timeout, 20 s), after the connection is back
+lease=30
 # link-down is left out unless named: after B's netdev went down and up, B's connections to its own
 # listeners time out for good (docs/reliability.md, "Open")
 scenarios=${FAULTS_SCENARIOS:-kill,loss-1,loss-20,delay-50ms,partition}
@@ -93,6 +98,7 @@ start_app() { # ID [extra Spring arguments]
     --rdma.devices.rxe0.queue-pair-defaults.reliability.retry-count="$retry_count" \
     --management.endpoints.web.exposure.include=health,rdma,prometheus,shutdown \
     --management.endpoint.shutdown.access=unrestricted --sample.kv.timeout=20s --sample.echo.timeout=20s \
+    --sample.kv.lease="${lease}s" \
     "$@" >> "$log" 2>&1 &
   app=$!
 }
@@ -213,7 +219,7 @@ client)
     local summary; summary=$(tail -1 "$dir/$name.recorder")
     # the history's checks: no hang, typed failures only between t0 and the recovery
     local recovered_micros checks
-    recovered_micros=$(awk -v t="${t_up:-$t1}" 'BEGIN { printf "%.0f", (t + 2) * 1e6 }')
+    recovered_micros=$(awk -v t="${t_up:-$t1}" -v l="$lease" 'BEGIN { printf "%.0f", (t + l + 20 + 2) * 1e6 }')
     checks=$(python3 "$(dirname "$0")/fault-history-checks.py" "$history" "$t0_micros" "$recovered_micros") \
       || fail "$name: the history's checks: $checks"
     local resets=$dir/$name.resets
