@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -100,6 +101,18 @@ public final class KvHistoryRecorder {
             recorder.runClients();
             return recorder.summary;
         }
+    }
+
+    /** {@link #record} on a thread of its own, for a test that injects faults meanwhile and then creates the stop file. */
+    static CompletableFuture<KvHistorySummary> recordInBackground(KvRecorderOptions options) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return record(options);
+            }
+            catch (Exception e) {
+                throw new IllegalStateException("recording " + options.history() + " failed", e);
+            }
+        }, command -> Thread.ofVirtual().name("kv-history-recorder").start(command));
     }
 
     /** The preload could not store a key within the request timeout. */

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -67,19 +66,10 @@ class ManyClientsTests {
         KvRecorderOptions options = KvRecorderOptions.parse("--base-url=http://localhost:" + port, "--keys=" + KEYS,
                 "--key-prefix=many-", "--clients=" + CLIENTS, "--history=" + history, "--stop-file=" + stop,
                 "--request-timeout=" + requestTimeout.toSeconds() + "s", "--pause=0ms", "--echo");
-        try (var recording = Executors.newVirtualThreadPerTaskExecutor()) {
-            CompletableFuture<KvHistorySummary> recorded = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return KvHistoryRecorder.record(options);
-                }
-                catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, recording);
-            Thread.sleep(LOAD.toMillis());
-            Files.createFile(stop);
-            recorded.get(requestTimeout.toSeconds() + 60, TimeUnit.SECONDS);
-        }
+        CompletableFuture<KvHistorySummary> recorded = KvHistoryRecorder.recordInBackground(options);
+        Thread.sleep(LOAD.toMillis());
+        Files.createFile(stop);
+        recorded.get(requestTimeout.toSeconds() + 60, TimeUnit.SECONDS);
 
         List<KvOperation> operations = Files.readAllLines(history).stream().filter(line -> !line.isBlank())
                 .map(KvOperation::parse).toList();

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -189,35 +188,26 @@ class SimulatedFabricFaultsTests {
         KvRecorderOptions options = KvRecorderOptions.parse("--base-url=http://localhost:" + port(b),
                 "--keys=16", "--key-prefix=" + name + "-", "--clients=6", "--history=" + history,
                 "--stop-file=" + stop, "--request-timeout=30s", "--echo", "--preload");
-        try (var traffic = Executors.newVirtualThreadPerTaskExecutor()) {
-            CompletableFuture<KvHistorySummary> recorded = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return KvHistoryRecorder.record(options);
-                }
-                catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, traffic);
-            await(() -> Files.exists(history) && lines(history) > 100, "traffic before the fault");
-            int before = transitions.size();
-            long t0 = System.nanoTime();
-            apply.run();
-            Thread.sleep(length.toMillis());
-            int healthDuring = healthConnected(b);
-            lift.run();
-            long t1 = System.nanoTime();
-            await(() -> connectedTo(b) == instancesAfter, "B connected to " + instancesAfter + " instances");
-            int healthAfter = healthConnected(b);
-            Thread.sleep(1000);
-            Files.createFile(stop);
-            recorded.get(60, TimeUnit.SECONDS);
-            if (instancesAfter == 2) {
-                await(() -> census(b).equals(census), "B's census back to " + census + ": " + census(b));
-            }
-            return new Outcome(name, t0, t1, List.copyOf(transitions.subList(before, transitions.size())),
-                    healthDuring, healthAfter,
-                    Files.readAllLines(history).stream().filter(line -> !line.isBlank()).map(KvOperation::parse).toList());
+        CompletableFuture<KvHistorySummary> recorded = KvHistoryRecorder.recordInBackground(options);
+        await(() -> Files.exists(history) && lines(history) > 100, "traffic before the fault");
+        int before = transitions.size();
+        long t0 = System.nanoTime();
+        apply.run();
+        Thread.sleep(length.toMillis());
+        int healthDuring = healthConnected(b);
+        lift.run();
+        long t1 = System.nanoTime();
+        await(() -> connectedTo(b) == instancesAfter, "B connected to " + instancesAfter + " instances");
+        int healthAfter = healthConnected(b);
+        Thread.sleep(1000);
+        Files.createFile(stop);
+        recorded.get(60, TimeUnit.SECONDS);
+        if (instancesAfter == 2) {
+            await(() -> census(b).equals(census), "B's census back to " + census + ": " + census(b));
         }
+        return new Outcome(name, t0, t1, List.copyOf(transitions.subList(before, transitions.size())),
+                healthDuring, healthAfter,
+                Files.readAllLines(history).stream().filter(line -> !line.isBlank()).map(KvOperation::parse).toList());
     }
 
     /** What one fault did, and the checks of it. */
