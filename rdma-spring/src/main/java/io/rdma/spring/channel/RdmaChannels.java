@@ -74,6 +74,14 @@ public final class RdmaChannels {
         return channel;
     }
 
+    /**
+     * The listener or service connection whose peers or instances have channels named like
+     * {@code name}, which may be there or not, depending on them; null for any other name.
+     */
+    public @Nullable String connectionNamingChannel(String name) {
+        return resources.connections().connectionNamingChannel(name);
+    }
+
     /** The failure of {@code site}, which names channel {@code name}, which there is not. */
     public UnknownRdmaNameException unknown(String name, String site) {
         return new UnknownRdmaNameException("channel", name, site, channels.keySet(), WHERE_DECLARED);

@@ -176,7 +176,7 @@ final class AcceptingListener {
     private void admit(QueuePair qp, Connection connection) {
         String declared = plan.queuePair();
         boolean prototype = declared == null;
-        String name = declared != null ? declared : plan.name() + "#" + acceptedCount.incrementAndGet();
+        String name = declared != null ? declared : plan.peerChannel(acceptedCount.incrementAndGet());
         Peer peer = new Peer(name, qp, connection.remoteAddress(), connection);
         try {
             if (prototype) {

@@ -83,7 +83,7 @@ final class EveryInstanceConnection extends ServiceConnection {
     }
 
     private void join(ServiceInstanceEndpoint endpoint) {
-        String name = plan.name() + "@" + endpoint.instanceId();
+        String name = plan.instanceConnection(endpoint.instanceId());
         QueuePair qp = resources.createQueuePair(prototype);
         OutboundConnection connection = connectionTo(endpoint, name, qp);
         try {

@@ -81,7 +81,7 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
 
     /** The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}; not yet attempted. */
     final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp) {
-        return new OutboundConnection(plan.toInstance(plan.name() + "@" + endpoint.instanceId(), channel,
+        return new OutboundConnection(plan.toInstance(plan.instanceConnection(endpoint.instanceId()), channel,
                 endpoint.host(), endpoint.port()), qp, manager, channels, threads, queuePairs, events);
     }
 

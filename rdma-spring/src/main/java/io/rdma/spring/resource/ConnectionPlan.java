@@ -36,6 +36,17 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
         public int peersAtOnce() {
             return queuePair != null ? 1 : maxConnections;
         }
+
+        /** The channel of the {@code n}th peer accepted on a queue pair made from the prototype: {@code <listener>#<n>}. */
+        public String peerChannel(int n) {
+            return name + "#" + n;
+        }
+
+        /** Whether {@code channel} is named like a peer's channel of this listener's prototype. */
+        boolean namesPeerChannel(String channel) {
+            return queuePairPrototype != null && channel.startsWith(name + "#") && channel.length() > name.length() + 1
+                    && channel.substring(name.length() + 1).chars().allMatch(Character::isDigit);
+        }
     }
 
     /**
@@ -69,11 +80,42 @@ public record ConnectionPlan(List<ListenerPlan> listeners, List<OutboundPlan> ou
                               Duration refreshInterval, Duration timeout, int retries, Duration initialBackoff,
                               double backoffMultiplier, Duration maxBackoff, ReliabilitySettings reliability) {
 
+        /** The name of the connection to instance {@code instanceId}, and of its channel with a prototype: {@code <connection>@<instance>}. */
+        public String instanceConnection(String instanceId) {
+            return name + "@" + instanceId;
+        }
+
+        /** Whether {@code channel} is named like the channel of an instance on a queue pair made from the prototype. */
+        boolean namesInstanceChannel(String channel) {
+            return queuePairPrototype != null && channel.startsWith(name + "@") && channel.length() > name.length() + 1;
+        }
+
         /** The connection to one instance, on {@code queuePair}, named {@code connection}. */
         public OutboundPlan toInstance(String connection, String queuePair, String host, int port) {
             return new OutboundPlan(connection, property, device, queuePair, host, port, timeout, retries,
                     initialBackoff, backoffMultiplier, maxBackoff, reliability);
         }
+    }
+
+    /**
+     * The listener or service connection whose peers or instances have channels named like
+     * {@code channel} ({@code <listener>#<n>}, {@code <connection>@<instance>}), or null when
+     * {@code channel} is not such a name: a channel of that name comes and goes with its peer or
+     * instance, so a call naming it when it is not there meets a peer or an instance that left (or
+     * has not come yet), not a mistake in the code.
+     */
+    public @Nullable String connectionNamingChannel(String channel) {
+        for (ListenerPlan listener : listeners) {
+            if (listener.namesPeerChannel(channel)) {
+                return listener.name();
+            }
+        }
+        for (ServicePlan service : services) {
+            if (service.namesInstanceChannel(channel)) {
+                return service.name();
+            }
+        }
+        return null;
     }
 
     /**

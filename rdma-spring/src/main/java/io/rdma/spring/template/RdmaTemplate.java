@@ -156,7 +156,10 @@ public class RdmaTemplate implements RdmaOperations {
 
     @Override
     public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout) {
-        RdmaChannel target = channels.channel(channel, "RdmaTemplate.sendAndReceive(channel, ...)");
+        RdmaChannel target = channels.get(channel);
+        if (target == null) {
+            return absent(channel, "RdmaTemplate.sendAndReceive(channel, ...)");
+        }
         if (target.state() != ChannelState.UP) {
             return CompletableFuture.failedFuture(downException(target));
         }
@@ -277,9 +280,24 @@ public class RdmaTemplate implements RdmaOperations {
     private <T extends @Nullable Object> CompletableFuture<T> post(String channel, TemplateOperation made) {
         RdmaChannel target = channels.get(channel);
         if (target == null) {
-            throw channels.unknown(channel, "an RdmaTemplate " + made.name() + " call");
+            return absent(channel, "an RdmaTemplate " + made.name() + " call");
         }
         return post(target, operationsOf(target), made);
+    }
+
+    /**
+     * The failure of {@code site}, which names {@code channel}, which is not there. A peer's or an
+     * instance's channel comes and goes with its connection: that the peer left (or has not come
+     * yet) is the future's failure, GONE, as when it leaves while the call waits; any other name is
+     * a mistake in the code, thrown, with the nearest name and those there are.
+     */
+    private <T extends @Nullable Object> CompletableFuture<T> absent(String channel, String site) {
+        String connection = channels.connectionNamingChannel(channel);
+        if (connection == null) {
+            throw channels.unknown(channel, site);
+        }
+        return CompletableFuture.failedFuture(new RdmaChannelDownException(channel, ChannelState.GONE,
+                "no peer or instance of '" + connection + "' is connected on it now (it left, or has not come yet)"));
     }
 
     /** Posts {@code made} on {@code channel}, observed from now until its future completes. */

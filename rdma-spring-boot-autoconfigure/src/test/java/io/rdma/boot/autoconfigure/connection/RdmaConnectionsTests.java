@@ -11,6 +11,9 @@ import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.resource.RdmaResources;
+import io.rdma.spring.channel.ChannelState;
+import io.rdma.spring.naming.UnknownRdmaNameException;
+import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionQueue;
 import io.rdma.verbs.api.Connection;
@@ -35,7 +38,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -47,6 +52,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /** Declared listeners and outbound connections, through the connection manager of the device under test. */
@@ -169,6 +176,50 @@ class RdmaConnectionsTests {
                             "still served")).isEqualTo("STILL SERVED");
                 });
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    /**
+     * A peer's channel comes and goes with the peer: a call naming one that left is a GONE
+     * channel, the future's failure, as a call waiting when it leaves gets (what a service
+     * answers 503); a name no listener gives its peers is a mistake in the code, thrown at once.
+     */
+    @Test
+    void aCallNamingAPeerThatLeftFailsAsGoneWhileAMisspeltNameIsThrown() {
+        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    await().atMost(Duration.ofSeconds(30)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1);
+                    ConnectionManager manager = ConnectionManager.of(context.getBean(RdmaContextRunners.DEVICE,
+                            DeviceContext.class));
+                    try (QueuePair qp = context.getBean("pd0", ProtectionDomain.class).createQueuePair(
+                            QueuePairOptions.of(QueuePairType.RC, context.getBean("cq0", CompletionQueue.class),
+                                    QueuePairCapabilities.of(8, 8)))) {
+                        manager.connect(new InetSocketAddress(RdmaContextRunners.PEER_ADDRESS, 7471), qp,
+                                new byte[0], Duration.ofSeconds(30)).close();
+                    }
+                    await().atMost(Duration.ofSeconds(30)).until(() ->
+                            connections.listeners().getFirst().peers().size() == 1);
+                    assertThat(connections.listeners().getFirst().peers()).extracting(RdmaConnections.PeerStatus::name)
+                            .containsExactly("echo#1");
+                    RdmaTemplate template = context.getBean(RdmaTemplate.class);
+                    byte[] message = "anyone?".getBytes(StandardCharsets.UTF_8);
+
+                    for (CompletableFuture<?> call : List.of(template.send("echo#2", message),
+                            template.sendAndReceive("echo#2", message), template.send("echo#5", message))) {
+                        assertThat(catchThrowable(() -> call.get(5, TimeUnit.SECONDS)))
+                                .isInstanceOf(ExecutionException.class).cause()
+                                .isInstanceOfSatisfying(RdmaChannelDownException.class, down ->
+                                        assertThat(down.state()).isEqualTo(ChannelState.GONE))
+                                .hasMessageContaining("no peer or instance of 'echo' is connected on it now");
+                    }
+                    assertThatExceptionOfType(UnknownRdmaNameException.class)
+                            .isThrownBy(() -> template.send("ehco#1", message))
+                            .withMessageContaining("names channel 'ehco#1', which is not declared. Did you mean 'echo#1'?");
+                    assertThatExceptionOfType(UnknownRdmaNameException.class)
+                            .isThrownBy(() -> template.sendAndReceive("echo-peer#1", message))
+                            .withMessageContaining("names channel 'echo-peer#1'");
+                });
     }
 
     /** Simulated only: the client QP fails by fault injection. */

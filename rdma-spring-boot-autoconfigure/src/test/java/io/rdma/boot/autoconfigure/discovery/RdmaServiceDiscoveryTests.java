@@ -8,6 +8,7 @@ import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.boot.autoconfigure.metrics.RdmaMetricsAutoConfiguration;
 import io.rdma.boot.autoconfigure.metrics.ServiceConnectionMetrics;
 import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
+import io.rdma.spring.channel.ChannelState;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.connection.RdmaConnections;
@@ -15,6 +16,7 @@ import io.rdma.spring.connection.RdmaServiceDiscovery;
 import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.resource.RdmaResources;
+import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.GidEntry;
@@ -64,6 +66,7 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Outbound connections to the instances of a service that Spring Cloud's simple discovery client
@@ -124,6 +127,10 @@ class RdmaServiceDiscoveryTests {
             RdmaConnections.ServiceStatus status = connections.services().getFirst();
             assertThat(status.known()).isOne();
             assertThat(status.instances()).extracting(RdmaConnections.OutboundStatus::name).containsExactly("kv@a");
+            // a key's owner chosen just before b left: its call fails as b's channel GONE, not as a mistake
+            assertThat(catchThrowable(() -> template.sendAndReceive("kv@b", bytes("b left")).get(WAIT_SECONDS,
+                    TimeUnit.SECONDS))).cause().isInstanceOfSatisfying(RdmaChannelDownException.class,
+                    gone -> assertThat(gone.state()).isEqualTo(ChannelState.GONE));
 
             simple.getInstances().put(SERVICE, listed);
             context.publishEvent(new HeartbeatEvent(this, "changed"));
