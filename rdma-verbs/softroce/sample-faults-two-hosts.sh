@@ -42,8 +42,10 @@
 # detection (t0 -> not UP) and recovery (t1 -> UP) are printed; the history is
 # checked: every request completed (no hang), every failed one a 503 naming the
 # channel or a 504 (sample.kv.timeout), failures only between t0 and the
-# recovery plus the lease (30 s) and a timeout (a bucket whose unlock the fault
-# cut off stays locked until its lease ends: PUTs to it time out meanwhile), and
+# recovery plus the lease (30 s) and a timeout (a bucket whose lock the fault cut
+# off before the compare-and-swap's completion came stays locked until its lease
+# ends: PUTs to it time out meanwhile; an unlock cut off is posted again at the
+# reconnection), and
 # KvLinearizabilityChecker over PUT/GET/DELETE per key (a
 # killed A's keys are reset to absent within the kill's window: its store is
 # memory). Results: target/faults/<scenario>.* (history, state log, verdict) and
@@ -64,8 +66,9 @@ steady=${FAULTS_STEADY_SECONDS:-5}
 ack_timeout=${FAULTS_ACK_TIMEOUT:-15}
 retry_count=${FAULTS_RETRY_COUNT:-6}
 slack=${FAULTS_SLACK_SECONDS:-10}
-# a bucket lock held by a writer whose unlock the fault cut off is taken over after the lease: until
-# then PUTs to that bucket answer 504 (sample.kv.timeout, 20 s), after the connection is back
+# a bucket lock whose compare-and-swap's completion the fault cut off is held by no writer that knows
+# it, and taken over after the lease: until then PUTs to that bucket answer 504 (sample.kv.timeout,
+# 20 s), after the connection is back
 lease=30
 # link-down is left out unless named: after B's netdev went down and up, B's connections to its own
 # listeners time out for good (docs/reliability.md, "Open")
@@ -80,6 +83,7 @@ classpath_file=$(dirname "$jar")/test-classpath.txt
 test_classes=$(dirname "$jar")/test-classes
 mkdir -p "$dir"
 log=$dir/sample-$SOFTROCE_ROLE.log
+: > "$log" # the app appends to it (a restarted A after the killed one); a run before this one is no part of it
 
 now() { date +%s.%N; }
 micros() { date +%s%6N; }

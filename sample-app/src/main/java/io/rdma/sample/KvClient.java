@@ -1,8 +1,11 @@
 package io.rdma.sample;
 
+import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.connection.ServiceGroup;
+import io.rdma.spring.template.RdmaChannelDownException;
+import io.rdma.spring.template.RdmaOperationException;
 import io.rdma.spring.template.RdmaOperations;
 
 import java.time.Duration;
@@ -10,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -49,7 +53,13 @@ import org.springframework.stereotype.Component;
  * for good. No clock is shared: each writer measures how long it has seen the word unchanged. The
  * one that takes over empties the slots its predecessor left half-written (an unacknowledged write
  * may be lost, never torn), tells the server, and lets go; a predecessor that was only slow finds the
- * word moved on, so its unlock changes nothing. The methods block: call them from virtual threads.
+ * word moved on, so its unlock changes nothing. An unlock that the connection's failure cut off (a
+ * partition, the link down) is posted again once the connection is back, if the server is the
+ * same one (its store's layout unchanged): the bucket is free again then, not only once its lease
+ * has passed, and an unlock that did take effect before the cut changes nothing the second time
+ * (lock words only grow). A lock whose compare-and-swap the failure cut off before its completion
+ * came is not known to be held (another writer may have moved the word to the same value), so only
+ * its lease frees it. The methods block: call them from virtual threads.
  */
 @Component
 class KvClient {
@@ -68,6 +78,13 @@ class KvClient {
 
     /** Lock word {@code word}, first seen held at {@link System#nanoTime} {@code since}. */
     private record Held(long word, long since) {
+    }
+
+    /** Unlocks that their connection's failure cut off, by instance: posted again when it is back. */
+    private final Map<String, Set<CutOffUnlock>> cutOff = new ConcurrentHashMap<>();
+
+    /** The unlock of {@code bucket}, locked at {@code lockedWord}, of the store laid out as {@code store}. */
+    private record CutOffUnlock(KvStoreLayout store, int bucket, long lockedWord) {
     }
 
     KvClient(RdmaOperations rdma, RdmaConnections connections, SampleProperties properties) {
@@ -204,13 +221,46 @@ class KvClient {
 
     /**
      * Lets go of the bucket locked at {@code lockedWord}: waited for to its end, however long the
-     * send queue makes it wait, as giving up would leave the bucket locked for good.
+     * send queue makes it wait, as giving up would leave the bucket locked for good. One that the
+     * connection's failure cut off is kept to be posted again when it is back.
      */
     private void unlock(String instance, KvStoreLayout store, int bucket, long lockedWord) throws InterruptedException {
         try {
             rdma.compareAndSwap(instance, store.lockWord(bucket), lockedWord, lockedWord + 1).get();
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof RdmaChannelDownException || e.getCause() instanceof RdmaOperationException) {
+                cutOff.computeIfAbsent(instance, any -> ConcurrentHashMap.newKeySet())
+                        .add(new CutOffUnlock(store, bucket, lockedWord));
+            }
             throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * Posts again the unlocks of {@code instance} that its connection's failure cut off, now that it
+     * is back, where its store is the one they locked: a restarted server's is new, and no lock of
+     * this client's is held there. One cut off again is kept for the next time.
+     */
+    private void unlockCutOff(String instance) {
+        Set<CutOffUnlock> unlocks = cutOff.remove(instance);
+        if (unlocks == null) {
+            return;
+        }
+        try {
+            KvStoreLayout now = layout(instance);
+            for (CutOffUnlock cut : unlocks) {
+                if (cut.store().equals(now)) {
+                    unlock(instance, now, cut.bucket(), cut.lockedWord());
+                    logger.info("Key-value bucket " + cut.bucket() + " of " + instance + ", whose unlock the"
+                            + " connection's failure cut off, let go now that it is back");
+                }
+            }
+        } catch (TimeoutException | RuntimeException e) {
+            // cut off again (kept by unlock), or the layout not to be had: the lease frees the rest
+            logger.warn("Key-value unlocks of " + instance + " that its connection's failure cut off are left to"
+                    + " the lease (" + lease + "): " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -242,13 +292,20 @@ class KvClient {
         }
     }
 
-    /** A (re)connected instance may be a restarted server; one no longer connected is forgotten. */
+    /**
+     * A (re)connected instance may be a restarted server; one no longer connected is forgotten; a
+     * reconnected one has its cut-off unlocks posted again, on a thread of their own (this is the
+     * connection's).
+     */
     @EventListener(condition = "#event.name().startsWith('kv-client@')")
     void connectionChanged(RdmaConnectionStateChangedEvent event) {
         layouts.remove(event.queuePair());
         List<String> connected = instances.all();
         layouts.keySet().retainAll(connected);
         held.keySet().removeIf(key -> !connected.contains(key.substring(0, key.lastIndexOf('/'))));
+        if (event.newState() == ConnectionState.UP && cutOff.containsKey(event.queuePair())) {
+            Thread.ofVirtual().name("kv-unlock-" + event.queuePair()).start(() -> unlockCutOff(event.queuePair()));
+        }
     }
 
     private long deadline() {

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.RemoteBuffer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,7 +41,7 @@ class KvServer {
         int slotsPerBucket = properties.kv().slotsPerBucket();
         RemoteBuffer region = store.remote();
         this.layout = new KvStoreLayout(region.address(), region.rkey(), store.capacity(), store.bufferSize(),
-                slotsPerBucket);
+                slotsPerBucket, new SecureRandom().nextLong());
         byte[] empty = KvSlot.EMPTY.encode(layout.slotSize());
         for (int bucket = 0; bucket < layout.buckets(); bucket++) {
             MemorySegment memory = store.buffer(bucket).segment();

@@ -14,9 +14,11 @@ import io.rdma.verbs.api.RemoteBuffer;
  * </pre>
  *
  * A key lives in one of the slots of the bucket its hash names (bounded probing: a bucket is one
- * RDMA READ, and a key is never anywhere else), so a GET is one READ.
+ * RDMA READ, and a key is never anywhere else), so a GET is one READ. {@code incarnation} is drawn
+ * at random by each server as it starts: a restarted server's store never equals the one before,
+ * even at the same address and rkey, as a client that kept a lock of the one before must know.
  */
-record KvStoreLayout(long address, int rkey, int buckets, int bucketSize, int slotsPerBucket) {
+record KvStoreLayout(long address, int rkey, int buckets, int bucketSize, int slotsPerBucket, long incarnation) {
 
     /**
      * Bytes of a bucket's lock word: even while no writer holds the bucket, odd while one does.

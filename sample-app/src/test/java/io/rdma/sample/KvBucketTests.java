@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class KvBucketTests {
 
-    private final KvStoreLayout layout = new KvStoreLayout(0x1000, 7, 16, 1024, 4);
+    private final KvStoreLayout layout = new KvStoreLayout(0x1000, 7, 16, 1024, 4, 1);
 
     @Test
     void aBucketReadWholeShowsItsEntriesAndLockWord() {

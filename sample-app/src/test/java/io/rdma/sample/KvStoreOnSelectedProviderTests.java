@@ -163,7 +163,7 @@ class KvStoreOnSelectedProviderTests {
      */
     @Test
     void newKeysPutAtOnceIntoOneBucketEachGetASlotOfTheirOwn() throws Exception {
-        KvStoreLayout layout = new KvStoreLayout(0, 0, buckets, 1024, slotsPerBucket);
+        KvStoreLayout layout = new KvStoreLayout(0, 0, buckets, 1024, slotsPerBucket, 0);
         // a bucket that the other tests' keys left empty
         List<String> stored = JsonPath.read(get("/kv").body(), "$");
         int bucket = IntStream.range(0, buckets)
