@@ -22,7 +22,10 @@ import java.util.function.Consumer;
  *
  * <p>An unknown channel name throws {@link io.rdma.spring.naming.UnknownRdmaNameException} (an
  * {@code IllegalArgumentException}) at the call, naming the nearest channel and all there are; one
- * made while the application starts fails the start with that analysis.
+ * made while the application starts fails the start with that analysis. A name of a peer's or an
+ * instance's channel ({@code <listener>#<n>}, {@code <connection>@<instance>}) that is not there
+ * now is no mistake but a peer or an instance that left, or has not come yet: the future fails
+ * with {@link RdmaChannelDownException}, state {@code GONE}, as when it leaves during the call.
  */
 public interface RdmaOperations {
 
