@@ -207,7 +207,7 @@ final class OutboundConnection {
         }
         connection = established;
         lastFailure = null;
-        moveTo(ConnectionState.UP);
+        ConnectionState previous = enter(ConnectionState.UP); // a failure from now on is acted upon (failed)
         // on the provider's event thread; a disconnect of a connection already replaced is old news
         established.onPeerDisconnect(gone -> {
             if (gone == connection) {
@@ -217,15 +217,23 @@ final class OutboundConnection {
         logger.info("RDMA connection '" + plan.name() + "' is up: queue pair '" + plan.queuePair() + "' connected "
                 + target());
         channels.up(plan.queuePair(), remote);
+        // told once the channel is usable: a listener of the event may send on it at once
+        publish(previous, ConnectionState.UP);
     }
 
     /** Publishes the change, once per change: a round of failed attempts moves to DOWN at each attempt. */
     private void moveTo(ConnectionState next) {
-        ConnectionState previous;
-        synchronized (this) {
-            previous = state;
-            state = next;
-        }
+        publish(enter(next), next);
+    }
+
+    /** The state before this one. */
+    private synchronized ConnectionState enter(ConnectionState next) {
+        ConnectionState previous = state;
+        state = next;
+        return previous;
+    }
+
+    private void publish(ConnectionState previous, ConnectionState next) {
         if (previous != next) {
             events.changed(plan.name(), plan.queuePair(), plan.host() + ":" + plan.port(), previous, next);
         }

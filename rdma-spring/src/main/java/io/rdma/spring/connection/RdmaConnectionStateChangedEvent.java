@@ -9,7 +9,8 @@ package io.rdma.spring.connection;
  * {@code UP → CONNECTING} when its queue pair fails or the listener disconnects, and
  * {@code CONNECTING → DOWN} when a round of attempts failed (attempts go on). A listener's peer
  * goes {@code DOWN → UP} when it is accepted and {@code UP → DOWN} when it is let go (its queue
- * pair failed or it disconnected). Closing the application changes no state.
+ * pair failed or it disconnected). Closing the application changes no state. When {@code UP} is
+ * published the channel is UP already: a listener may send on it at once.
  *
  * @param name      the connection's name under {@code rdma.connections.outbound}, or the
  *                  listener's under {@code rdma.connections.listeners}

@@ -12,6 +12,9 @@ import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.channel.ChannelState;
+import io.rdma.spring.channel.RdmaChannel;
+import io.rdma.spring.channel.RdmaChannels;
+import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.naming.UnknownRdmaNameException;
 import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaTemplate;
@@ -40,6 +43,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +54,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -219,6 +224,32 @@ class RdmaConnectionsTests {
                     assertThatExceptionOfType(UnknownRdmaNameException.class)
                             .isThrownBy(() -> template.sendAndReceive("echo-peer#1", message))
                             .withMessageContaining("names channel 'echo-peer#1'");
+                });
+    }
+
+    /**
+     * A listener of a connection's UP may send on its channel at once: when UP is published, at
+     * the first connection and at a reconnection, for the outbound connection and for the peers
+     * the listener accepted, the channel is UP already. Simulated only: the client QP fails by
+     * fault injection.
+     */
+    @Test
+    @SimulatedOnly
+    void whenUpIsPublishedTheChannelIsUpAlready() {
+        RdmaContextRunners.simulatedRunner("connected").withUserConfiguration(EchoConfiguration.class)
+                .withBean(ChannelStatesAtUp.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    QueuePair client = context.getBean("client", QueuePair.class);
+                    context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                            .failQueuePair(RdmaContextRunners.DECLARED_DEVICE, client.qpNumber());
+                    await().atMost(Duration.ofSeconds(10)).until(() ->
+                            connections.outbound().getFirst().state() == ConnectionState.UP
+                                    && connections.outbound().getFirst().attempts() == 2
+                                    && connections.listeners().getFirst().peers().size() == 1);
+                    List<String> seen = context.getBean(ChannelStatesAtUp.class).seen;
+                    assertThat(seen).as("the channel's state as each UP was published")
+                            .containsExactlyInAnyOrder("client UP", "client UP", "echo#1 UP", "echo#2 UP");
                 });
     }
 
@@ -406,6 +437,25 @@ class RdmaConnectionsTests {
         ReceivedMessage reply = replies.of("client").poll(5, TimeUnit.SECONDS);
         assertThat(reply).as("reply to " + message).isNotNull();
         return new String(reply.payload(), StandardCharsets.UTF_8);
+    }
+
+    /** The state of each connection's channel as its UP is published. */
+    static final class ChannelStatesAtUp {
+
+        final List<String> seen = new CopyOnWriteArrayList<>();
+        private final RdmaChannels channels;
+
+        ChannelStatesAtUp(RdmaChannels channels) {
+            this.channels = channels;
+        }
+
+        @EventListener
+        void changed(RdmaConnectionStateChangedEvent event) {
+            if (event.newState() == ConnectionState.UP) {
+                RdmaChannel channel = channels.get(event.queuePair());
+                seen.add(event.queuePair() + " " + (channel == null ? "absent" : channel.state()));
+            }
+        }
     }
 
     /** Collects replies per client queue pair. */
