@@ -71,8 +71,8 @@ class KvClient {
     private final ServiceGroup instances;
     private final Duration timeout;
     private final Duration lease;
-    /** Per instance's queue pair: its store's layout. */
-    private final Map<String, KvStoreLayout> layouts = new ConcurrentHashMap<>();
+    /** Per instance's queue pair: its store's layout, asked for once however many callers want it. */
+    private final Map<String, CompletableFuture<KvStoreLayout>> layouts = new ConcurrentHashMap<>();
     /** A held lock word as this client first saw it, by instance and bucket: when it was seen. */
     private final Map<String, Held> held = new ConcurrentHashMap<>();
 
@@ -273,23 +273,19 @@ class KvClient {
     /**
      * The layout of {@code instance}'s store, asked for at the first call after each
      * (re)connection: a reconnection may reach a restarted server, whose region has another
-     * address and rkey.
+     * address and rkey. Callers at once share one request, each waiting up to its own deadline
+     * (a request that failed is made again by the next caller): one caller's wait never adds to
+     * another's, as it did while they took turns under a lock, a whole timeout each.
      */
     private KvStoreLayout layout(String instance) throws TimeoutException, InterruptedException {
-        KvStoreLayout known = layouts.get(instance);
-        if (known != null) {
-            return known;
-        }
-        synchronized (this) {
-            KvStoreLayout layout = layouts.get(instance);
-            if (layout == null) {
-                long deadline = deadline();
-                layout = await(rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class,
-                        remaining(deadline)), deadline);
-                layouts.put(instance, layout);
+        CompletableFuture<KvStoreLayout> asked = layouts.computeIfAbsent(instance, any ->
+                rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class, timeout));
+        asked.whenComplete((layout, failure) -> {
+            if (failure != null) {
+                layouts.remove(instance, asked);
             }
-            return layout;
-        }
+        });
+        return await(asked.copy(), deadline()); // giving up withdraws this caller's copy, not the request
     }
 
     /**
