@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Routes each completion a poller takes to the handler registered for its QP and queue: send
  * completions to the QP's send handler (the RDMA template), receive completions to its
- * receive handler (a receive listener), and completions with an error other than a flush also
- * to the QP's failure handler (the connection that reconnects it). Routes are a copy-on-write array scanned per
+ * receive handler (a receive listener), and completions with an error also to the QP's failure
+ * handler (the connection that reconnects it): a flush among them, as a QP moved to ERR by no
+ * failure its owner heard of must be noticed too (a failure handler ignores the flushes of a
+ * teardown it began itself). Routes are a copy-on-write array scanned per
  * completion: a CQ serves a handful of QPs, and the scan allocates nothing.
  */
 public final class CompletionRouter {
@@ -38,8 +40,8 @@ public final class CompletionRouter {
     }
 
     /**
-     * Also sends {@code qp}'s completions that failed for a reason other than a flush to
-     * {@code handler}: the QP is broken (retries exceeded, remote error) and in ERR.
+     * Also sends {@code qp}'s completions that failed to {@code handler}: the QP is in ERR, broken
+     * (retries exceeded, a remote error) or moved there, and flushes what is posted.
      */
     public synchronized void routeFailures(QueuePair qp, CompletionHandler handler) {
         Route existing = find(qp.qpNumber());
@@ -57,8 +59,7 @@ public final class CompletionRouter {
         for (Route route : routes) {
             if (route.qpNumber() == completion.qpNumber()) {
                 CompletionStatus status = completion.status();
-                if (route.failures() != null && status != CompletionStatus.SUCCESS
-                        && status != CompletionStatus.WR_FLUSH_ERR) {
+                if (route.failures() != null && status != CompletionStatus.SUCCESS) {
                     route.failures().onCompletion(completion);
                 }
                 CompletionHandler handler = completion.opcode().isSendQueue() ? route.sends() : route.receives();

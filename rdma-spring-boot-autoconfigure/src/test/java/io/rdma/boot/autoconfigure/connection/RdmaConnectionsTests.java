@@ -17,8 +17,10 @@ import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.naming.UnknownRdmaNameException;
 import io.rdma.spring.template.RdmaChannelDownException;
+import io.rdma.spring.template.RdmaOperationException;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.CompletionQueue;
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.DeviceContext;
@@ -225,6 +227,33 @@ class RdmaConnectionsTests {
                             .isThrownBy(() -> template.sendAndReceive("echo-peer#1", message))
                             .withMessageContaining("names channel 'echo-peer#1'");
                 });
+    }
+
+    /**
+     * A queue pair moved to ERR with no failed completion or async event to tell of it (on rxe0,
+     * a partition once left the sample's connection UP on such a queue pair, every operation
+     * flushed): the first flushed completion is its failure, and the connection reconnects.
+     */
+    @Test
+    void aQueuePairFlushedWhileItsConnectionIsUpIsReconnected() {
+        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaConnections connections = context.getBean(RdmaConnections.class);
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            Replies replies = context.getBean(Replies.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> connections.listeners().getFirst().peers().size() == 1);
+            assertThat(roundTrip(template, replies, "before")).isEqualTo("BEFORE");
+
+            context.getBean("client", QueuePair.class).toError();
+            assertThat(catchThrowable(() -> template.send("client", "flushed".getBytes(StandardCharsets.UTF_8))
+                    .get(5, TimeUnit.SECONDS))).cause().isInstanceOfSatisfying(RdmaOperationException.class,
+                    flushed -> assertThat(flushed.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR));
+
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    connections.outbound().getFirst().state() == ConnectionState.UP
+                            && connections.outbound().getFirst().attempts() == 2);
+            assertThat(roundTrip(template, replies, "after")).isEqualTo("AFTER");
+        });
     }
 
     /**
