@@ -6,7 +6,10 @@ import io.rdma.spring.completion.CompletionRouter;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventListener;
 import io.rdma.verbs.api.AsyncEventType;
+import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairState;
+import io.rdma.verbs.api.ResourceClosedException;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -37,10 +40,27 @@ final class ConnectionQueuePairs implements AsyncEventListener {
         this.channels = channels;
     }
 
-    /** Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which must not block. */
+    /**
+     * Sends {@code qp}'s failures (async events and failed completions) to {@code watcher}, which
+     * must not block. A flushed completion is one while the queue pair is in ERR still (it may have
+     * been moved there with no failed work request to tell of it); one delivered after the queue
+     * pair was reset, and maybe connected again, is the old connection's and is left out.
+     */
     void watch(QueuePair qp, Consumer<String> watcher) {
         watchers.put(qp, watcher);
-        router.routeFailures(qp, completion -> watcher.accept("completion " + completion.status()));
+        router.routeFailures(qp, completion -> {
+            if (completion.status() != CompletionStatus.WR_FLUSH_ERR || inErr(qp)) {
+                watcher.accept("completion " + completion.status());
+            }
+        });
+    }
+
+    private static boolean inErr(QueuePair qp) {
+        try {
+            return qp.state() == QueuePairState.ERR;
+        } catch (ResourceClosedException e) {
+            return false; // closed by its owner meanwhile: nothing left to notice
+        }
     }
 
     void unwatch(QueuePair qp) {
