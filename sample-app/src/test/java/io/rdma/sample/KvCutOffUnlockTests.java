@@ -10,8 +10,6 @@ import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -104,19 +102,14 @@ class KvCutOffUnlockTests {
      * held, lock word to the next) it runs {@code cutOff}.
      */
     private RdmaOperations failingBeforeFirstUnlock(Runnable cutOff, AtomicBoolean cut) {
-        return (RdmaOperations) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RdmaOperations.class},
-                (proxy, method, arguments) -> {
-                    if (method.getName().equals("compareAndSwap") && arguments[2] instanceof Long expected
-                            && arguments[3] instanceof Long desired && KvBucket.isLocked(expected)
-                            && desired == expected + 1 && cut.compareAndSet(false, true)) {
-                        cutOff.run();
-                    }
-                    try {
-                        return method.invoke(rdma, arguments);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return InterceptedOperations.of(rdma, (method, arguments) -> {
+            if (method.getName().equals("compareAndSwap") && arguments[2] instanceof Long expected
+                    && arguments[3] instanceof Long desired && KvBucket.isLocked(expected)
+                    && desired == expected + 1 && cut.compareAndSet(false, true)) {
+                cutOff.run();
+            }
+            return null;
+        });
     }
 
     private static byte[] bytes(String text) {

@@ -3,8 +3,6 @@ package io.rdma.sample;
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.template.RdmaOperations;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,18 +69,12 @@ class KvLayoutRequestTests {
 
     /** The application's template, except that a layout request is counted and never answered. */
     private RdmaOperations unansweredLayoutRequests(AtomicInteger count) {
-        return (RdmaOperations) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RdmaOperations.class},
-                (proxy, method, arguments) -> {
-                    if (method.getName().equals("convertSendAndReceive")
-                            && arguments[1] instanceof KvControl.LayoutRequest) {
-                        count.incrementAndGet();
-                        return new CompletableFuture<>();
-                    }
-                    try {
-                        return method.invoke(rdma, arguments);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return InterceptedOperations.of(rdma, (method, arguments) -> {
+            if (method.getName().equals("convertSendAndReceive") && arguments[1] instanceof KvControl.LayoutRequest) {
+                count.incrementAndGet();
+                return new CompletableFuture<>();
+            }
+            return null;
+        });
     }
 }

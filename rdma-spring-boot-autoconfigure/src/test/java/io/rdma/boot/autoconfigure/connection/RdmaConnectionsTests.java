@@ -192,7 +192,9 @@ class RdmaConnectionsTests {
      */
     @Test
     void aCallNamingAPeerThatLeftFailsAsGoneWhileAMisspeltNameIsThrown() {
-        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
                     await().atMost(Duration.ofSeconds(30)).until(() ->
@@ -227,6 +229,7 @@ class RdmaConnectionsTests {
                             .isThrownBy(() -> template.sendAndReceive("echo-peer#1", message))
                             .withMessageContaining("names channel 'echo-peer#1'");
                 });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /**
@@ -236,7 +239,9 @@ class RdmaConnectionsTests {
      */
     @Test
     void aQueuePairFlushedWhileItsConnectionIsUpIsReconnected() {
-        RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
             assertThat(context).hasNotFailed();
             RdmaConnections connections = context.getBean(RdmaConnections.class);
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
@@ -254,6 +259,7 @@ class RdmaConnectionsTests {
                             && connections.outbound().getFirst().attempts() == 2);
             assertThat(roundTrip(template, replies, "after")).isEqualTo("AFTER");
         });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /**
@@ -265,7 +271,9 @@ class RdmaConnectionsTests {
     @Test
     @SimulatedOnly
     void whenUpIsPublishedTheChannelIsUpAlready() {
-        RdmaContextRunners.simulatedRunner("connected").withUserConfiguration(EchoConfiguration.class)
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class)
                 .withBean(ChannelStatesAtUp.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
@@ -280,6 +288,7 @@ class RdmaConnectionsTests {
                     assertThat(seen).as("the channel's state as each UP was published")
                             .containsExactlyInAnyOrder("client UP", "client UP", "echo#1 UP", "echo#2 UP");
                 });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     /** Simulated only: the client QP fails by fault injection. */
