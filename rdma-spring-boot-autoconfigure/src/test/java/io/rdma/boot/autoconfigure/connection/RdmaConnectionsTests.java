@@ -11,6 +11,7 @@ import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.listener.ReceivedMessage;
 import io.rdma.spring.resource.RdmaResources;
+import io.rdma.spring.channel.ChannelFollower;
 import io.rdma.spring.channel.ChannelState;
 import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
@@ -199,6 +200,23 @@ class RdmaConnectionsTests {
                     RdmaConnections connections = context.getBean(RdmaConnections.class);
                     await().atMost(Duration.ofSeconds(30)).until(() ->
                             connections.listeners().getFirst().peers().size() == 1);
+                    // The listener learns of the second peer, and of its leaving, after connect and
+                    // close return (on rxe0 on its own thread): wait until its channel has gone.
+                    BlockingQueue<String> secondPeer = new LinkedBlockingQueue<>();
+                    context.getBean(RdmaChannels.class).follow("echo", new ChannelFollower() {
+                        @Override
+                        public void up(RdmaChannel channel) {
+                        }
+
+                        @Override
+                        public void down(RdmaChannel channel) {
+                        }
+
+                        @Override
+                        public void gone(RdmaChannel channel) {
+                            secondPeer.add(channel.name());
+                        }
+                    });
                     ConnectionManager manager = ConnectionManager.of(context.getBean(RdmaContextRunners.DEVICE,
                             DeviceContext.class));
                     try (QueuePair qp = context.getBean("pd0", ProtectionDomain.class).createQueuePair(
@@ -207,8 +225,7 @@ class RdmaConnectionsTests {
                         manager.connect(new InetSocketAddress(RdmaContextRunners.PEER_ADDRESS, 7471), qp,
                                 new byte[0], Duration.ofSeconds(30)).close();
                     }
-                    await().atMost(Duration.ofSeconds(30)).until(() ->
-                            connections.listeners().getFirst().peers().size() == 1);
+                    assertThat(secondPeer.poll(30, TimeUnit.SECONDS)).isEqualTo("echo#2");
                     assertThat(connections.listeners().getFirst().peers()).extracting(RdmaConnections.PeerStatus::name)
                             .containsExactly("echo#1");
                     RdmaTemplate template = context.getBean(RdmaTemplate.class);
