@@ -26,6 +26,16 @@ import org.jspecify.annotations.Nullable;
  * earliest completion among those not yet linearized. The history is cut at the instants when no
  * operation is pending; only the register's possible values cross a cut.
  *
+ * <p>A read the register allows, invoked by that earliest completion, is taken at once in every
+ * state, with all such reads after it: taking it then is never worse than later, since it leaves
+ * the register as it was and the operations still to come only with a later or the same earliest
+ * completion. So the search never orders reads among themselves, which at a thousand concurrent
+ * clients (16 operations in flight on a key at every moment, most of them reads) made the states
+ * too many to hold. A state is therefore reached by one step or several, and the states are
+ * explored by how many operations they linearized, fewest first. Values are written once, so a
+ * value that a read still has to see is never overwritten (the read would have nothing left to
+ * read), and the writes of values nobody read all leave the register in one state.
+ *
  * <p>Two kinds of operation have no upper bound and may never take effect: writes of absent
  * (failed DELETEs) and writes of a value nobody read (failed PUTs). Those of a kind are alike but
  * for when they were invoked, and one invoked earlier can stand in for one invoked later wherever
@@ -37,12 +47,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class RegisterLinearizability {
 
-    /** The bounded operations, by invocation. */
+    /**
+     * What the register holds after a write of a value nobody read: no read can follow such a
+     * write until the value is overwritten, so which of them wrote last makes no difference, and
+     * states that differ only in that are one. (The recorder's values never hold a NUL.)
+     */
+    private static final String UNREAD = "\u0000a value nobody read";
+
+    /** The bounded operations, by invocation; the writes of values nobody read write {@link #UNREAD}. */
     private final List<RegisterOp> operations;
     /** The writes of absent without an upper bound, by invocation. */
     private final List<RegisterOp> unboundedDeletes;
     /** The writes of a value nobody read, without an upper bound, by invocation. */
     private final List<RegisterOp> unreadWrites;
+    /** For each value read, the indexes in {@link #operations} of its reads, ascending. */
+    private final Map<String, List<Integer>> readsOfValue = new HashMap<>();
 
     /**
      * Operations {@code 0 .. prefix - 1} of a segment are linearized, {@code prefix} is not, and
@@ -80,7 +99,17 @@ final class RegisterLinearizability {
 
     private RegisterLinearizability(List<RegisterOp> operations, List<RegisterOp> unboundedDeletes,
                                     List<RegisterOp> unreadWrites) {
-        this.operations = byInvocation(operations);
+        List<RegisterOp> sorted = byInvocation(operations);
+        for (int i = 0; i < sorted.size(); i++) {
+            RegisterOp operation = sorted.get(i);
+            if (operation.kind() == RegisterOp.Kind.READ && operation.value() != null) {
+                readsOfValue.computeIfAbsent(operation.value(), value -> new ArrayList<>()).add(i);
+            }
+        }
+        this.operations = sorted.stream().map(operation -> operation.kind() == RegisterOp.Kind.WRITE
+                && operation.value() != null && !readsOfValue.containsKey(operation.value())
+                ? new RegisterOp(RegisterOp.Kind.WRITE, UNREAD, operation.invoke(), operation.complete(), operation.text())
+                : operation).toList();
         this.unboundedDeletes = byInvocation(unboundedDeletes);
         this.unreadWrites = byInvocation(unreadWrites);
     }
@@ -124,38 +153,105 @@ final class RegisterLinearizability {
      */
     private Optional<String> linearize(int from, int to, Map<State, List<Taken>> registers) {
         List<RegisterOp> segment = operations.subList(from, to);
-        Map<State, List<Taken>> level = new HashMap<>(registers);
+        // the states by how many of the segment's operations they linearized
+        List<Map<State, List<Taken>>> byDepth = new ArrayList<>();
+        for (int depth = 0; depth <= segment.size(); depth++) {
+            byDepth.add(new HashMap<>());
+        }
+        registers.forEach((state, takens) -> takens.forEach(taken -> reach(segment, state, taken, byDepth)));
+        Map<State, List<Taken>> furthest = Map.of();
         for (int depth = 0; depth < segment.size(); depth++) {
-            Map<State, List<Taken>> next = new HashMap<>();
-            level.forEach((state, takens) -> takens.forEach(taken -> step(segment, state, taken, next)));
-            if (next.isEmpty()) {
-                return Optional.of(explain(from, segment, level));
+            Map<State, List<Taken>> level = byDepth.set(depth, Map.of());
+            if (!level.isEmpty()) {
+                furthest = level;
+                level.forEach((state, takens) -> takens.forEach(taken -> step(from, segment, state, taken, byDepth)));
             }
-            level = next;
+        }
+        Map<State, List<Taken>> after = byDepth.get(segment.size());
+        if (after.isEmpty()) {
+            return Optional.of(explain(from, segment, furthest));
         }
         registers.clear();
-        level.forEach((state, takens) -> takens.forEach(taken ->
+        after.forEach((state, takens) -> takens.forEach(taken ->
                 keepMinimal(registers, new State(0, new BitSet(), state.register()), taken)));
         return Optional.empty();
     }
 
-    /** Adds to {@code next} the states that linearizing one more operation of the segment leads to. */
-    private void step(List<RegisterOp> segment, State state, Taken taken, Map<State, List<Taken>> next) {
+    /**
+     * Adds to {@code byDepth} the states that linearizing one more operation of the segment, which
+     * starts at {@code from}, leads to.
+     */
+    private void step(int from, List<RegisterOp> segment, State state, Taken taken,
+                      List<Map<State, List<Taken>>> byDepth) {
         long deadline = deadline(segment, state);
+        boolean overwritable = readLater(from, segment, state) < 0;
         for (int i = state.prefix(); i < segment.size() && segment.get(i).invoke() <= deadline;
              i = state.pendingFrom(i + 1)) {
             RegisterOp operation = segment.get(i);
             if (operation.allows(state.register())) {
-                keepMinimal(next, state.linearize(i, operation.after(state.register())), taken);
+                if (operation.kind() == RegisterOp.Kind.READ || overwritable) {
+                    reach(segment, state.linearize(i, operation.after(state.register())), taken, byDepth);
+                }
             }
             else if (operation.kind() == RegisterOp.Kind.DELETE && available(unreadWrites, taken.writes(), deadline)) {
-                keepMinimal(next, state.linearize(i, null), new Taken(taken.deletes(), taken.writes() + 1));
+                reach(segment, state.linearize(i, null), new Taken(taken.deletes(), taken.writes() + 1), byDepth);
             }
         }
-        if (state.register() != null && available(unboundedDeletes, taken.deletes(), deadline)) {
-            step(segment, new State(state.prefix(), state.beyond(), null), new Taken(taken.deletes() + 1, taken.writes()),
-                    next);
+        if (state.register() != null && overwritable && available(unboundedDeletes, taken.deletes(), deadline)) {
+            State absent = new State(state.prefix(), state.beyond(), null);
+            Taken oneMore = new Taken(taken.deletes() + 1, taken.writes());
+            State withReads = readsTaken(segment, absent);
+            if (withReads.equals(absent)) {
+                step(from, segment, absent, oneMore, byDepth);
+            }
+            else {
+                keepMinimal(byDepth.get(depth(withReads)), withReads, oneMore);
+            }
         }
+    }
+
+    /**
+     * The index in {@link #operations} of the first read of the value the register holds in
+     * {@code state} that is still to be linearized, or -1: values are written once, so
+     * overwriting the value then leaves that read nothing to read.
+     */
+    private int readLater(int from, List<RegisterOp> segment, State state) {
+        List<Integer> reads = state.register() == null ? null : readsOfValue.get(state.register());
+        if (reads == null) {
+            return -1;
+        }
+        for (int read : reads) {
+            if (read >= from + segment.size() || (read >= from && !state.isLinearized(read - from))) {
+                return read;
+            }
+        }
+        return -1;
+    }
+
+    /** Adds {@code state}, with the reads it allows taken, to {@code byDepth}. */
+    private void reach(List<RegisterOp> segment, State state, Taken taken, List<Map<State, List<Taken>>> byDepth) {
+        State withReads = readsTaken(segment, state);
+        keepMinimal(byDepth.get(depth(withReads)), withReads, taken);
+    }
+
+    /** {@code state} with every read it allows linearized, as long as there is one invoked by the earliest completion. */
+    private static State readsTaken(List<RegisterOp> segment, State state) {
+        State taken = state;
+        long deadline = deadline(segment, taken);
+        // taking a read leaves the register as it was, so those passed over stay disallowed
+        for (int i = taken.prefix(); i < segment.size() && segment.get(i).invoke() <= deadline;
+             i = taken.pendingFrom(i + 1)) {
+            RegisterOp operation = segment.get(i);
+            if (operation.kind() == RegisterOp.Kind.READ && operation.allows(taken.register())) {
+                taken = taken.linearize(i, taken.register());
+                deadline = deadline(segment, taken);
+            }
+        }
+        return taken;
+    }
+
+    private static int depth(State state) {
+        return state.prefix() + state.beyond().cardinality();
     }
 
     /** Whether the next of {@code unbounded} not taken was invoked by {@code deadline}. */
@@ -198,12 +294,23 @@ final class RegisterLinearizability {
             pending.add(segment.get(i));
         }
         RegisterOp stuck = pending.stream().min(Comparator.comparingLong(RegisterOp::complete)).orElseThrow();
+        int stranded = stuck.kind() == RegisterOp.Kind.READ ? -1 : readLater(from, segment, state);
+        if (stranded >= 0) {
+            RegisterOp read = operations.get(stranded);
+            return read.text() + " cannot take effect: it reads " + read.value() + ", which " + stuck.text()
+                    + " overwrites before the read was invoked, and no operation writes again; the operations around it:\n"
+                    + Stream.concat(operations.stream().filter(each -> each.kind() == RegisterOp.Kind.WRITE
+                            && read.value().equals(each.value())), Stream.of(stuck, read))
+                    .distinct().sorted(Comparator.comparingLong(RegisterOp::invoke)).map(each -> "    " + each.text())
+                    .collect(Collectors.joining("\n"));
+        }
         List<RegisterOp> concurrent = pending.stream().filter(each -> each.invoke() <= stuck.complete()).toList();
         long since = concurrent.stream().mapToLong(RegisterOp::invoke).min().orElseThrow();
         Set<@Nullable String> registers = new LinkedHashSet<>();
         furthest.keySet().forEach(each -> registers.add(each.register()));
         Set<@Nullable String> values = new LinkedHashSet<>(registers);
         values.add(stuck.value());
+        values.remove(UNREAD);
         List<RegisterOp> window = new ArrayList<>(concurrent);
         operations.stream().filter(each -> each.kind() == RegisterOp.Kind.WRITE && each.value() != null
                 && values.contains(each.value())).forEach(window::add);
@@ -213,7 +320,8 @@ final class RegisterLinearizability {
         Stream.concat(unboundedDeletes.stream(), unreadWrites.stream())
                 .filter(each -> each.invoke() >= since && each.invoke() <= stuck.complete()).forEach(window::add);
         return stuck.text() + " cannot take effect: after the operations before it the register holds "
-                + registers.stream().map(value -> value == null ? "absent" : value).collect(Collectors.joining(" or "))
+                + registers.stream().map(value -> value == null ? "absent" : value.equals(UNREAD) ? "a value nobody read"
+                        : value).collect(Collectors.joining(" or "))
                 + "; the operations around it:\n" + window.stream().distinct()
                 .sorted(Comparator.comparingLong(RegisterOp::invoke)).map(each -> "    " + each.text())
                 .collect(Collectors.joining("\n"));
