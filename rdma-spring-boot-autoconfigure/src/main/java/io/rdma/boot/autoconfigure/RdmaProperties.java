@@ -1415,9 +1415,11 @@ public class RdmaProperties {
         private @Nullable String queuePair;
 
         /**
-         * Peers connected at once through 'queue-pair-prototype'; further requests wait in the
-         * backlog. The device's max_qp and every completion queue the prototype uses must allow
-         * this many copies of it.
+         * Peers connected at once through 'queue-pair-prototype'; a further request waits for a
+         * place as long as 'accept-timeout' and is rejected then (its client's connect fails with
+         * ECONNREFUSED and tries again). A request from a client whose earlier connection the
+         * listener still holds (its disconnect was lost) lets that one go first. The device's
+         * max_qp and every completion queue the prototype uses must allow this many copies of it.
          */
         private int maxConnections = 16;
 

@@ -6,6 +6,7 @@ import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.ConnectionRequest;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.VerbsException;
@@ -17,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
@@ -26,12 +28,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * One declared listener: listens, and accepts peers on its own thread for as long as the
  * application runs, each on a queue pair of its own created from the listener's prototype (at
- * most {@code max-connections} at once; further requests wait in the backlog), or one at a
- * time on its declared queue pair. A peer whose queue pair fails, or that disconnects
- * ({@code RDMA_CM_EVENT_DISCONNECTED}), is let go: its connection is closed, the flush
- * delivered, and its queue pair closed (prototype) or reset for the next peer (declared). Each
- * peer is a channel: a prototype queue pair's channel ({@code <listener>#<n>}) is opened when the
- * peer is admitted and closed when it goes; the declared queue pair's goes up and down.
+ * most {@code max-connections} at once), or one at a time on its declared queue pair. A request
+ * that finds every place taken waits for one as long as the listener's accept-timeout, and is
+ * rejected then. A peer whose queue pair fails, that disconnects
+ * ({@code RDMA_CM_EVENT_DISCONNECTED}), or whose client connects again (the same
+ * {@link ClientIdentity}: the disconnect was lost) is let go: its connection is closed, the
+ * flush delivered, and its queue pair closed (prototype) or reset for the next peer (declared).
+ * Each peer is a channel: a prototype queue pair's channel ({@code <listener>#<n>}) is opened when
+ * the peer is admitted and closed when it goes; the declared queue pair's goes up and down.
  */
 final class AcceptingListener {
 
@@ -43,8 +47,12 @@ final class AcceptingListener {
      */
     private static final Duration ACCEPT_WAIT = Duration.ofMillis(200);
 
-    /** An accepted peer: its channel's name, the queue pair it runs on, its address and its connection. */
-    private record Peer(String name, QueuePair queuePair, InetSocketAddress remote, Connection connection) {
+    /**
+     * An accepted peer: its channel's name, the queue pair it runs on, its address, its connection
+     * and its client's identity (empty for a client that sent none).
+     */
+    private record Peer(String name, QueuePair queuePair, InetSocketAddress remote, Connection connection,
+                        Optional<ClientIdentity> client) {
     }
 
     private final ListenerPlan plan;
@@ -104,47 +112,71 @@ final class AcceptingListener {
      * The accept loop; ends when the application stops (interrupt) or the listener is closed. A
      * failure with one peer (no queue pair could be created for it, or its accept or admission
      * failed) is logged and costs that peer only: the loop pauses, so that a device out of
-     * resources is not asked again at once, and goes on accepting. A request that found no queue
-     * pair waits in the backlog meanwhile, or times out at its client, which tries again.
+     * resources is not asked again at once, and goes on accepting; the client tries again.
      */
     void acceptPeers() {
         // started once listen() succeeded (RdmaConnections.start), which set it for good
         ConnectionListener listening = Objects.requireNonNull(listener);
-        QueuePair spare = null;
         try {
             while (threads.isRunning() && !listening.isClosed()) {
-                slots.acquire();
-                boolean placed = false;
                 try {
-                    spare = spare != null ? spare : freshQueuePair();
-                    Optional<Connection> accepted = listening.accept(spare, NO_PRIVATE_DATA, ACCEPT_WAIT,
-                            plan.acceptTimeout(), plan.reliability());
-                    if (accepted.isPresent()) {
-                        admit(spare, accepted.get());
-                        spare = null;
-                        placed = true;
+                    Optional<ConnectionRequest> next = listening.nextRequest(ACCEPT_WAIT);
+                    if (next.isPresent()) {
+                        try (ConnectionRequest request = next.get()) {
+                            decide(request);
+                        }
                     }
                 } catch (RuntimeException e) {
-                    boolean noQueuePair = spare == null;
-                    spare = discard(spare);
                     if (!threads.isRunning() || listening.isClosed()) {
                         return;
                     }
-                    lastFailure = (noQueuePair ? "no queue pair for the next peer from '" + plan.queuePairSource()
-                            + "'" : "accepting a peer failed") + ": " + e.getMessage();
+                    lastFailure = e.getMessage();
                     logger.warn("RDMA listener '" + plan.name() + "': " + lastFailure + "; accepting goes on in "
                             + ACCEPT_WAIT.toMillis() + "ms");
                     Thread.sleep(ACCEPT_WAIT);
-                } finally {
-                    if (!placed) {
-                        slots.release();
-                    }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Admits the peer that {@code request} asks for, once its client's earlier connection, if
+     * this listener still holds one, is let go, and a place is free within the accept-timeout;
+     * rejects it when none frees.
+     */
+    private void decide(ConnectionRequest request) throws InterruptedException {
+        Optional<ClientIdentity> client = ClientIdentity.of(request.privateData());
+        if (client.isPresent()) {
+            for (Peer earlier : peers) {
+                if (earlier.client().equals(client)) {
+                    letGo(earlier, "its client connected again, from " + request.remoteAddress()
+                            + ": the disconnect was lost", false);
+                }
+            }
+        }
+        if (!slots.tryAcquire(plan.acceptTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            request.reject();
+            throw new IllegalStateException("rejected a request from " + request.remoteAddress() + ": "
+                    + plan.peersAtOnce() + " peers stayed connected for the accept-timeout ("
+                    + plan.acceptTimeout().toMillis() + " ms); raise " + plan.property() + ".max-connections"
+                    + " if more clients should be served at once");
+        }
+        QueuePair qp = null;
+        boolean placed = false;
+        try {
+            qp = freshQueuePair();
+            admit(qp, request.accept(qp, NO_PRIVATE_DATA, plan.acceptTimeout(), plan.reliability()), client);
+            placed = true;
+        } catch (RuntimeException e) {
+            throw new IllegalStateException((qp == null ? "no queue pair for the next peer from '"
+                    + plan.queuePairSource() + "'" : "accepting a peer failed") + ": " + e.getMessage(), e);
         } finally {
-            discard(spare);
+            if (!placed) {
+                discard(qp);
+                slots.release();
+            }
         }
     }
 
@@ -159,12 +191,11 @@ final class AcceptingListener {
         return declared;
     }
 
-    /** A spare that was not accepted on: a prototype QP is closed, the declared one stays (reset before reuse). */
-    private @Nullable QueuePair discard(@Nullable QueuePair spare) {
-        if (spare != null && plan.queuePair() == null && !spare.isClosed()) {
-            spare.close();
+    /** A queue pair that was not accepted on: a prototype QP is closed, the declared one stays (reset before reuse). */
+    private void discard(@Nullable QueuePair unused) {
+        if (unused != null && plan.queuePair() == null && !unused.isClosed()) {
+            unused.close();
         }
-        return null;
     }
 
     /** The prototype of a listener that declares no queue pair: the plan sets exactly one of the two. */
@@ -173,11 +204,11 @@ final class AcceptingListener {
     }
 
     /** Makes an accepted peer usable; if that fails, its connection and prototype queue pair are closed. */
-    private void admit(QueuePair qp, Connection connection) {
+    private void admit(QueuePair qp, Connection connection, Optional<ClientIdentity> client) {
         String declared = plan.queuePair();
         boolean prototype = declared == null;
         String name = declared != null ? declared : plan.peerChannel(acceptedCount.incrementAndGet());
-        Peer peer = new Peer(name, qp, connection.remoteAddress(), connection);
+        Peer peer = new Peer(name, qp, connection.remoteAddress(), connection, client);
         try {
             if (prototype) {
                 channels.open(name, plan.name(), qp, queuePairPrototype());

@@ -34,8 +34,6 @@ import org.jspecify.annotations.Nullable;
 final class OutboundConnection {
 
     private static final Log logger = LogFactory.getLog(OutboundConnection.class);
-    private static final byte[] NO_PRIVATE_DATA = new byte[0];
-
     private final OutboundPlan plan;
     private final QueuePair qp;
     private final ConnectionManager manager;
@@ -44,6 +42,7 @@ final class OutboundConnection {
     private final ConnectionQueuePairs queuePairs;
     private final ConnectionStateEvents events;
     private final AtomicBoolean working = new AtomicBoolean();
+    private final ClientIdentity identity = ClientIdentity.random();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile @Nullable Connection connection;
     private volatile int attempts;
@@ -195,7 +194,7 @@ final class OutboundConnection {
                 qp.reset();
             }
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
-            established = manager.connect(remote, qp, NO_PRIVATE_DATA, plan.timeout(), plan.reliability());
+            established = manager.connect(remote, qp, identity.privateData(), plan.timeout(), plan.reliability());
         } catch (VerbsException | UnknownHostException e) {
             lastFailure = e.getMessage();
             if (configuredTry) {

@@ -31,6 +31,20 @@ public final class ConnectionListener extends VerbsResource {
     }
 
     /**
+     * Waits up to {@code wait} for a connection request; empty when none came. The request is
+     * the caller's to accept or reject (closing it rejects it): a server that looks at who asks
+     * before it spends a QP, or that refuses when it is full, decides here.
+     *
+     * @throws ResourceClosedException when the listener or its context is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public Optional<ConnectionRequest> nextRequest(Duration wait) throws InterruptedException {
+        ensureOpen();
+        var request = handle.nextRequest(wait.toNanos());
+        return request == null ? Optional.empty() : Optional.of(new ConnectionRequest(this, request));
+    }
+
+    /**
      * Waits up to {@code requestWait} for a connection request, walks {@code qp} (RESET, same
      * context) to RTS for it, accepts with {@code privateData} and waits up to
      * {@code handshakeTimeout} for the connection to be established; empty when no request came.
@@ -61,10 +75,15 @@ public final class ConnectionListener extends VerbsResource {
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration requestWait,
                                        Duration handshakeTimeout, ReliabilitySettings reliability)
             throws InterruptedException {
-        ensureOpen();
-        var accepted = handle.accept(manager.connectable(qp, reliability, "rdma_accept"), privateData.clone(),
-                requestWait.toNanos(), handshakeTimeout.toNanos(), reliability);
-        return accepted == null ? Optional.empty() : Optional.of(manager.register(qp, accepted));
+        // a QP that cannot be accepted on fails before any request is taken from the backlog
+        manager.connectable(qp, reliability, "rdma_accept");
+        Optional<ConnectionRequest> next = nextRequest(requestWait);
+        if (next.isEmpty()) {
+            return Optional.empty();
+        }
+        try (ConnectionRequest request = next.get()) {
+            return Optional.of(request.accept(qp, privateData, handshakeTimeout, reliability));
+        }
     }
 
     /**
@@ -77,6 +96,10 @@ public final class ConnectionListener extends VerbsResource {
     public Optional<Connection> accept(QueuePair qp, byte[] privateData, Duration timeout)
             throws InterruptedException {
         return accept(qp, privateData, timeout, timeout);
+    }
+
+    ConnectionManager manager() {
+        return manager;
     }
 
     @Override

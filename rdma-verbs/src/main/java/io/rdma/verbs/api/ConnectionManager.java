@@ -80,7 +80,8 @@ public final class ConnectionManager {
      * @throws VerbsException EINVAL when {@code qp} belongs to another context, is not RC or UC, or
      *         is not in RESET (on iWARP: RESET or INIT, the one state it has before its connection); {@code rdma_resolve_addr} with EHOSTUNREACH (or the errno librdmacm
      *         gives) when no RDMA device routes there; {@code rdma_connect} with ECONNREFUSED when
-     *         nobody listens or the peer rejects, ETIMEDOUT when {@code timeout} passes
+     *         nobody listens or the peer rejects, ETIMEDOUT when {@code timeout} passes, ENETDOWN at
+     *         once when no port of the device is ACTIVE
      * @throws ResourceClosedException when the context or {@code qp} is closed, before or during the connect
      * @throws InterruptedException when the thread is interrupted while it waits
      */
@@ -103,7 +104,25 @@ public final class ConnectionManager {
     public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout,
                               ReliabilitySettings reliability) throws InterruptedException {
         QpHandle qpHandle = connectable(qp, reliability, "rdma_connect");
+        requireActivePort(remote);
         return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos(), reliability));
+    }
+
+    /**
+     * Sends a connection request only while a port of the device is ACTIVE: it could not get
+     * through, and on rxe one sent while the link is down leaves the kernel's connection manager
+     * unable to reach this host's own address until the module is loaded again (Debian's 6.1 and
+     * 6.12 kernels; rping alone shows it, docs/reliability.md).
+     */
+    private void requireActivePort(InetSocketAddress remote) {
+        int ports = context.queryDevice().physicalPortCount();
+        for (int port = 1; port <= ports; port++) {
+            if (context.queryPort(port).state() == PortState.ACTIVE) {
+                return;
+            }
+        }
+        throw new VerbsException("rdma_connect", Errno.ENETDOWN, "connecting to " + remote + ": no port of "
+                + context.deviceName() + " is ACTIVE", "connect once a port is ACTIVE again (IBV_EVENT_PORT_ACTIVE)");
     }
 
     DeviceContext context() {

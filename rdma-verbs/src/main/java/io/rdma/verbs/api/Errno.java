@@ -27,6 +27,7 @@ public enum Errno {
     EOPNOTSUPP(95, "Operation not supported"),
     EADDRINUSE(98, "Address already in use"),
     EADDRNOTAVAIL(99, "Cannot assign requested address"),
+    ENETDOWN(100, "Network is down"),
     ENETUNREACH(101, "Network is unreachable"),
     ECONNRESET(104, "Connection reset by peer"),
     ETIMEDOUT(110, "Connection timed out"),

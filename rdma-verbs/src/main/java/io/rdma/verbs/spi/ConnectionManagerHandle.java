@@ -35,15 +35,34 @@ public interface ConnectionManagerHandle {
         InetSocketAddress localAddress();
 
         /**
-         * Waits up to {@code requestWaitNanos} for a connection request, moves {@code qp} to RTS for
-         * it, {@code rdma_accept}s it with {@code privateData} and waits up to {@code handshakeNanos}
-         * (counted from the request) for {@code RDMA_CM_EVENT_ESTABLISHED}; null when no request came.
+         * Waits up to {@code waitNanos} for a connection request ({@code RDMA_CM_EVENT_CONNECT_REQUEST});
+         * null when none came. The request holds an id of its own until it is accepted or rejected.
          */
-        @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos, long handshakeNanos,
-                                          ReliabilitySettings reliability) throws InterruptedException;
+        @Nullable RequestHandle nextRequest(long waitNanos) throws InterruptedException;
 
         /** {@code rdma_destroy_id} of the listener. */
         void close();
+    }
+
+    /** A connection request that a listener received, with the id it created for the connection. */
+    interface RequestHandle {
+
+        /** Where the request came from. */
+        InetSocketAddress remoteAddress();
+
+        /** What the client sent with its request. */
+        byte[] privateData();
+
+        /**
+         * Moves {@code qp} to RTS for the request, {@code rdma_accept}s it with {@code privateData}
+         * and waits up to {@code handshakeNanos} for {@code RDMA_CM_EVENT_ESTABLISHED}; on a
+         * failure the request is rejected and its id released.
+         */
+        ConnectionHandle accept(QpHandle qp, byte[] privateData, long handshakeNanos, ReliabilitySettings reliability)
+                throws InterruptedException;
+
+        /** {@code rdma_reject} (the client's connect fails with ECONNREFUSED) and {@code rdma_destroy_id}. */
+        void reject();
     }
 
     /** An established connection's {@code rdma_cm_id}. */

@@ -4,6 +4,7 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.ConnectionRequest;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
@@ -14,6 +15,7 @@ import io.rdma.verbs.api.ReliabilitySettings;
 import io.rdma.verbs.api.ResourceClosedException;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
@@ -90,6 +94,46 @@ class ConnectionManagerTest {
                 assertThat(received.status()).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(serverBuffer.segment().getString(0)).isEqualTo("over rdma_cm");
                 Completions.awaitOne(clientQp.sendCompletionQueue());
+            }
+        }
+    }
+
+    /**
+     * rdma_get_request, then rdma_reject or rdma_accept (librdmacm's rdma_reject(3)): the server
+     * sees who asks and what it sent before it spends a QP; a rejected client's connect fails with
+     * ECONNREFUSED (RDMA_CM_EVENT_REJECTED), and its next request is accepted as usual.
+     */
+    @Test
+    void aRequestIsSeenBeforeItIsRejectedOrAccepted() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4);
+             ExecutorService clients = Executors.newSingleThreadExecutor()) {
+            InetSocketAddress address = new InetSocketAddress(portAddress(), listener.localAddress().getPort());
+            QueuePair refusedQp = freshQueuePair();
+            Future<Connection> refused = clients.submit(() -> cm.connect(address, refusedQp, bytes("first"),
+                    LoopbackFabric.WAIT));
+            try (ConnectionRequest request = listener.nextRequest(LoopbackFabric.WAIT).orElseThrow()) {
+                assertThat(request.privateData()).startsWith(bytes("first"));
+                assertThat(request.remoteAddress().getAddress()).isEqualTo(address.getAddress());
+                request.reject();
+                assertThatIllegalStateException().isThrownBy(request::reject);
+            }
+            assertThat(catchThrowable(() -> refused.get(20, TimeUnit.SECONDS))).cause()
+                    .isInstanceOfSatisfying(VerbsException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("rdma_connect");
+                        assertThat(e.errno()).isEqualTo(Errno.ECONNREFUSED);
+                    });
+
+            QueuePair clientQp = freshQueuePair();
+            Future<Connection> connecting = clients.submit(() -> cm.connect(address, clientQp, bytes("second"),
+                    LoopbackFabric.WAIT));
+            try (ConnectionRequest request = listener.nextRequest(LoopbackFabric.WAIT).orElseThrow();
+                 Connection serverSide = request.accept(serverQp, bytes("welcome"), LoopbackFabric.WAIT);
+                 Connection client = connecting.get(20, TimeUnit.SECONDS)) {
+                assertThat(serverSide.peerPrivateData()).startsWith(bytes("second"));
+                assertThat(client.peerPrivateData()).startsWith(bytes("welcome"));
+                assertThat(serverQp.state()).isEqualTo(QueuePairState.RTS);
             }
         }
     }

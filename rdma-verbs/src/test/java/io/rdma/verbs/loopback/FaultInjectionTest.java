@@ -3,9 +3,13 @@ package io.rdma.verbs.loopback;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventType;
 import io.rdma.verbs.api.CompletionStatus;
+import io.rdma.verbs.api.Connection;
+import io.rdma.verbs.api.ConnectionListener;
+import io.rdma.verbs.api.ConnectionManager;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
@@ -17,7 +21,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -67,6 +78,42 @@ class FaultInjectionTest {
         control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
         fabric.awaitEvent(AsyncEventType.PORT_ACTIVE, e -> e.portNumber() == fabric.port());
         assertThat(fabric.portAttributes().isActive()).isTrue();
+    }
+
+    /**
+     * No connection request leaves while the device has no ACTIVE port: rdma_connect fails at once
+     * with ENETDOWN (on rxe a request sent then breaks the kernel's connection manager for good),
+     * the listener gets nothing, and once the port is back a connect goes through.
+     */
+    @Test
+    void aConnectWhileNoPortIsActiveFailsAtOnceAndGoesThroughOnceThePortIsBack() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null,
+                LoopbackFabric.DEFAULT_CAPABILITIES);
+        QueuePair clientQp = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null,
+                LoopbackFabric.DEFAULT_CAPABILITIES);
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4);
+             ExecutorService server = Executors.newSingleThreadExecutor()) {
+            InetSocketAddress address = new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
+            control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
+
+            long started = System.nanoTime();
+            VerbsErrors.expectFailure("rdma_connect", Errno.ENETDOWN, () -> cm.connect(address, clientQp, new byte[0],
+                    Duration.ofSeconds(30)));
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("failed at once, not after the timeout")
+                    .isLessThan(Duration.ofSeconds(30));
+            assertThat(clientQp.state()).isEqualTo(QueuePairState.RESET);
+            assertThat(listener.nextRequest(Duration.ofMillis(100))).as("no request left").isEmpty();
+
+            control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT));
+            try (Connection client = cm.connect(address, clientQp, new byte[0], LoopbackFabric.WAIT);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                assertThat(clientQp.state()).isEqualTo(QueuePairState.RTS);
+                assertThat(serverSide.queuePair().state()).isEqualTo(QueuePairState.RTS);
+            }
+        }
     }
 
     @Test

@@ -24,7 +24,7 @@ public final class TwoHostClient {
     static final byte[] GREETING = "rdma-verbs two-host client".getBytes(StandardCharsets.US_ASCII);
     /** What a connect attempt meets before the server listens, or while its guest still boots. */
     private static final Set<Errno> NOT_YET = EnumSet.of(Errno.ECONNREFUSED, Errno.ETIMEDOUT, Errno.EHOSTUNREACH,
-            Errno.ENETUNREACH);
+            Errno.ENETUNREACH, Errno.ENETDOWN);
 
     private TwoHostClient() {
     }

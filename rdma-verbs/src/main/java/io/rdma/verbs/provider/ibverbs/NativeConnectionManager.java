@@ -227,14 +227,11 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         }
 
         @Override
-        public @Nullable ConnectionHandle accept(QpHandle qp, byte[] privateData, long requestWaitNanos,
-                                                 long handshakeNanos, ReliabilitySettings reliability)
-                throws InterruptedException {
-            checkPrivateData(privateData, "rdma_accept");
-            long requestDeadline = System.nanoTime() + requestWaitNanos;
+        public @Nullable RequestHandle nextRequest(long waitNanos) throws InterruptedException {
+            long deadline = System.nanoTime() + waitNanos;
             CmId.Event request;
             do {
-                request = id.next(requestDeadline);
+                request = id.next(deadline);
                 if (request == null) {
                     return null;
                 }
@@ -242,20 +239,10 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
                     throw NativeErrors.failure("rdma_listen", Errno.ENODEV.code(), "listening on " + localAddress);
                 }
             } while (request.type() != rdma_h.RDMA_CM_EVENT_CONNECT_REQUEST());
-            long deadline = System.nanoTime() + handshakeNanos;
             CmId child = CmId.adopt(request.id());
-            String detail = "request from " + child.destinationAddress() + " on " + localAddress;
-            try (Arena arena = Arena.ofConfined()) {
-                requireThisDevice(child, "rdma_accept", detail);
-                NativeQp nativeQp = (NativeQp) qp;
-                moveTo(child, nativeQp, QueuePairState.INIT, reliability);
-                moveTo(child, nativeQp, QueuePairState.RTR, reliability);
-                moveTo(child, nativeQp, QueuePairState.RTS, reliability);
-                ACCEPT.status(detail, child.segment(),
-                        connectionParameters(nativeQp, privateData, reliability, arena));
-                child.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_accept", deadline, detail);
-                return new Connection(child, child.destinationAddress(), request.privateData(), context.census());
-            } catch (RuntimeException | InterruptedException e) {
+            try {
+                return new Request(child, request.privateData(), localAddress);
+            } catch (RuntimeException e) {
                 REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
                 child.destroy();
                 throw e;
@@ -266,6 +253,58 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
         public void close() {
             id.destroy();
             context.census().destroyed(ResourceKind.CONNECTION_LISTENER);
+        }
+    }
+
+    /** A connection request's id, on a channel of its own from the moment it came. */
+    private final class Request implements RequestHandle {
+
+        private final CmId child;
+        private final byte[] privateData;
+        private final InetSocketAddress remote;
+        private final String detail;
+
+        Request(CmId child, byte[] privateData, InetSocketAddress localAddress) {
+            this.child = child;
+            this.privateData = privateData;
+            this.remote = child.destinationAddress();
+            this.detail = "request from " + remote + " on " + localAddress;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return remote;
+        }
+
+        @Override
+        public byte[] privateData() {
+            return privateData.clone();
+        }
+
+        @Override
+        public ConnectionHandle accept(QpHandle qp, byte[] acceptData, long handshakeNanos,
+                                       ReliabilitySettings reliability) throws InterruptedException {
+            long deadline = System.nanoTime() + handshakeNanos;
+            try (Arena arena = Arena.ofConfined()) {
+                checkPrivateData(acceptData, "rdma_accept");
+                requireThisDevice(child, "rdma_accept", detail);
+                NativeQp nativeQp = (NativeQp) qp;
+                moveTo(child, nativeQp, QueuePairState.INIT, reliability);
+                moveTo(child, nativeQp, QueuePairState.RTR, reliability);
+                moveTo(child, nativeQp, QueuePairState.RTS, reliability);
+                ACCEPT.status(detail, child.segment(), connectionParameters(nativeQp, acceptData, reliability, arena));
+                child.await(rdma_h.RDMA_CM_EVENT_ESTABLISHED(), "rdma_accept", deadline, detail);
+                return new Connection(child, remote, privateData, context.census());
+            } catch (RuntimeException | InterruptedException e) {
+                reject();
+                throw e;
+            }
+        }
+
+        @Override
+        public void reject() {
+            REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
+            child.destroy();
         }
     }
 

@@ -15,6 +15,7 @@ import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.support.PeerDisconnectNotice;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ConnectionHandle;
 import io.rdma.verbs.spi.ConnectionManagerHandle.ListenerHandle;
+import io.rdma.verbs.spi.ConnectionManagerHandle.RequestHandle;
 import io.rdma.verbs.spi.QpHandle;
 
 import java.net.Inet4Address;
@@ -163,7 +164,7 @@ final class SimulatedConnectionManager {
             reply.established.completeExceptionally(e);
             throw e;
         }
-        Connection clientSide = new Connection(host, reply.privateData, remote);
+        Connection clientSide = new Connection(host, local, reply.serverPort, reply.privateData, remote);
         clientSide.pairWith(reply.serverSide);
         reply.established.complete(null);
         return clientSide;
@@ -282,46 +283,16 @@ final class SimulatedConnectionManager {
         }
 
         @Override
-        public @Nullable ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long requestWaitNanos,
-                                                 long handshakeNanos, ReliabilitySettings reliability)
-                throws InterruptedException {
-            SimulatedQp qp = (SimulatedQp) qpHandle;
-            long requestDeadline = System.nanoTime() + requestWaitNanos;
+        public @Nullable RequestHandle nextRequest(long waitNanos) throws InterruptedException {
+            long deadline = System.nanoTime() + waitNanos;
             while (true) {
-                Request request = requests.poll(Math.max(0, requestDeadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
+                Request request = requests.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (request == null) {
                     return null;
                 }
-                long deadline = System.nanoTime() + handshakeNanos;
-                if (request.reply.isDone()) {
-                    continue; // the client gave up waiting
+                if (!request.reply.isDone()) { // else the client gave up waiting
+                    return new PendingRequest(this, request);
                 }
-                int psn = ThreadLocalRandom.current().nextInt(1 << 24);
-                walkToReadyToSend(qp, port, request.clientQp, request.clientPort, request.psn, psn, reliability);
-                Connection serverSide = new Connection(host(), request.privateData, request.clientAddress);
-                Reply reply = new Reply(qp, port, psn, privateData, serverSide, new CompletableFuture<>());
-                if (!request.reply.complete(reply)) {
-                    serverSide.disconnect();
-                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
-                    continue;
-                }
-                try {
-                    reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (TimeoutException e) {
-                    serverSide.disconnect();
-                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
-                    throw new VerbsException("rdma_accept", Errno.ETIMEDOUT, "the client at "
-                            + request.clientAddress + " did not establish the connection within "
-                            + TimeUnit.NANOSECONDS.toMillis(handshakeNanos) + " ms", "retry the accept, or give the"
-                            + " handshake more time");
-                } catch (ExecutionException | CancellationException e) {
-                    serverSide.disconnect();
-                    qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
-                    throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
-                            + request.clientAddress + " did not establish the connection", "retry the accept");
-                }
-                return serverSide;
             }
         }
 
@@ -338,6 +309,66 @@ final class SimulatedConnectionManager {
         }
     }
 
+    /** A request taken from a listener's queue, its client waiting for the reply. */
+    private record PendingRequest(Listener listener, Request request) implements RequestHandle {
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return request.clientAddress;
+        }
+
+        @Override
+        public byte[] privateData() {
+            return request.privateData.clone();
+        }
+
+        @Override
+        public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long handshakeNanos,
+                                       ReliabilitySettings reliability) throws InterruptedException {
+            SimulatedQp qp = (SimulatedQp) qpHandle;
+            long deadline = System.nanoTime() + handshakeNanos;
+            int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+            try {
+                walkToReadyToSend(qp, listener.port, request.clientQp, request.clientPort, request.psn, psn,
+                        reliability);
+            } catch (VerbsException e) {
+                reject();
+                throw e;
+            }
+            Connection serverSide = new Connection(listener.host(), listener.port, request.clientPort,
+                    request.privateData, request.clientAddress);
+            Reply reply = new Reply(qp, listener.port, psn, privateData, serverSide, new CompletableFuture<>());
+            if (!request.reply.complete(reply)) {
+                serverSide.disconnect();
+                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at " + request.clientAddress
+                        + " gave up waiting", "accept the next request");
+            }
+            try {
+                reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                serverSide.disconnect();
+                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                throw new VerbsException("rdma_accept", Errno.ETIMEDOUT, "the client at "
+                        + request.clientAddress + " did not establish the connection within "
+                        + TimeUnit.NANOSECONDS.toMillis(handshakeNanos) + " ms", "retry the accept, or give the"
+                        + " handshake more time");
+            } catch (ExecutionException | CancellationException e) {
+                serverSide.disconnect();
+                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
+                        + request.clientAddress + " did not establish the connection", "retry the accept");
+            }
+            return serverSide;
+        }
+
+        @Override
+        public void reject() {
+            request.reply.completeExceptionally(new VerbsException("rdma_connect", Errno.ECONNREFUSED,
+                    "the listener on " + listener.address + " rejected the request", "connect again later"));
+        }
+    }
+
     /**
      * One end of an established connection, counted on the host of its end: what the peer sent,
      * where it is, and the other end, which hears of this end's disconnect as
@@ -346,14 +377,19 @@ final class SimulatedConnectionManager {
     private static final class Connection implements ConnectionHandle {
 
         private final SimulatedHost host;
+        private final SimulatedPort localPort;
+        private final SimulatedPort remotePort;
         private final byte[] peerPrivateData;
         private final InetSocketAddress remoteAddress;
         private final PeerDisconnectNotice peerDisconnect;
         private @Nullable Connection peer;
         private boolean disconnected;
 
-        Connection(SimulatedHost host, byte[] peerPrivateData, InetSocketAddress remoteAddress) {
+        Connection(SimulatedHost host, SimulatedPort localPort, SimulatedPort remotePort, byte[] peerPrivateData,
+                   InetSocketAddress remoteAddress) {
             this.host = host;
+            this.localPort = localPort;
+            this.remotePort = remotePort;
             this.peerPrivateData = peerPrivateData;
             this.remoteAddress = remoteAddress;
             this.peerDisconnect = new PeerDisconnectNotice(host.fabric()::defer);
@@ -384,7 +420,11 @@ final class SimulatedConnectionManager {
             peerDisconnect.onDisconnect(action);
         }
 
-        /** Releases the id and tells the peer, as {@code rdma_disconnect} does over the wire. */
+        /**
+         * Releases the id and tells the peer, as {@code rdma_disconnect} does over the wire: a port
+         * down or a partition loses the message, and the id is gone before it could be sent again
+         * (librdmacm's {@code rdma_destroy_id} stops the DREQ's retries), so the peer never hears.
+         */
         @Override
         public void disconnect() {
             Connection other;
@@ -396,7 +436,7 @@ final class SimulatedConnectionManager {
                 other = peer;
             }
             host.census().destroyed(ResourceKind.CONNECTION);
-            if (other != null) {
+            if (other != null && localPort.carriesManagement(remotePort)) {
                 other.peerDisconnect.disconnected();
             }
         }
