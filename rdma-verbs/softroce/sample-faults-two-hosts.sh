@@ -70,8 +70,9 @@ slack=${FAULTS_SLACK_SECONDS:-10}
 # it, and taken over after the lease: until then PUTs to that bucket answer 504 (sample.kv.timeout,
 # 20 s), after the connection is back
 lease=30
-# link-down is left out unless named: after B's netdev went down and up, B's connections to its own
-# listeners time out for good (docs/reliability.md, "Open")
+# link-down is left out unless named: after B's netdev went down and up, B's connection manager
+# receives nothing more and its connections do not come back (docs/reliability.md, "A link that
+# goes down and up again")
 # the default keeps CI under 70 minutes; loss-1, delay-50ms and both at once (delay-50ms-loss-1),
 # measured in docs/reliability.md, run when named
 scenarios=${FAULTS_SCENARIOS:-kill,loss-20,partition}
