@@ -243,8 +243,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             try {
                 return new Request(child, request.privateData(), localAddress);
             } catch (RuntimeException e) {
-                REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
-                child.destroy();
+                rejectAndRelease(child);
                 throw e;
             }
         }
@@ -303,9 +302,14 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
 
         @Override
         public void reject() {
-            REJECT.errnoOf(child.segment(), MemorySegment.NULL, (byte) 0);
-            child.destroy();
+            rejectAndRelease(child);
         }
+    }
+
+    /** {@code rdma_reject} of a request's id (its client's connect fails with ECONNREFUSED), then its release. */
+    private static void rejectAndRelease(CmId request) {
+        REJECT.errnoOf(request.segment(), MemorySegment.NULL, (byte) 0);
+        request.destroy();
     }
 
     /**

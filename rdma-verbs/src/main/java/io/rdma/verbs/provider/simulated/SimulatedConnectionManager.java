@@ -164,7 +164,7 @@ final class SimulatedConnectionManager {
             reply.established.completeExceptionally(e);
             throw e;
         }
-        Connection clientSide = new Connection(host, local, reply.serverPort, reply.privateData, remote);
+        Connection clientSide = new Connection(local, reply.serverPort, reply.privateData, remote);
         clientSide.pairWith(reply.serverSide);
         reply.established.complete(null);
         return clientSide;
@@ -335,31 +335,34 @@ final class SimulatedConnectionManager {
                 reject();
                 throw e;
             }
-            Connection serverSide = new Connection(listener.host(), listener.port, request.clientPort,
+            Connection serverSide = new Connection(listener.port, request.clientPort,
                     request.privateData, request.clientAddress);
             Reply reply = new Reply(qp, listener.port, psn, privateData, serverSide, new CompletableFuture<>());
             if (!request.reply.complete(reply)) {
-                serverSide.disconnect();
-                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                abandon(serverSide, qp);
                 throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at " + request.clientAddress
                         + " gave up waiting", "accept the next request");
             }
             try {
                 reply.established.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                serverSide.disconnect();
-                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                abandon(serverSide, qp);
                 throw new VerbsException("rdma_accept", Errno.ETIMEDOUT, "the client at "
                         + request.clientAddress + " did not establish the connection within "
                         + TimeUnit.NANOSECONDS.toMillis(handshakeNanos) + " ms", "retry the accept, or give the"
                         + " handshake more time");
             } catch (ExecutionException | CancellationException e) {
-                serverSide.disconnect();
-                qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
+                abandon(serverSide, qp);
                 throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
                         + request.clientAddress + " did not establish the connection", "retry the accept");
             }
             return serverSide;
+        }
+
+        /** The server's side of a handshake that did not complete: released, its QP back in RESET for another. */
+        private static void abandon(Connection serverSide, SimulatedQp qp) {
+            serverSide.disconnect();
+            qp.modify(QueuePairAttributes.builder().state(QueuePairState.RESET).build());
         }
 
         @Override
@@ -385,9 +388,9 @@ final class SimulatedConnectionManager {
         private @Nullable Connection peer;
         private boolean disconnected;
 
-        Connection(SimulatedHost host, SimulatedPort localPort, SimulatedPort remotePort, byte[] peerPrivateData,
+        Connection(SimulatedPort localPort, SimulatedPort remotePort, byte[] peerPrivateData,
                    InetSocketAddress remoteAddress) {
-            this.host = host;
+            this.host = localPort.device().host();
             this.localPort = localPort;
             this.remotePort = remotePort;
             this.peerPrivateData = peerPrivateData;
