@@ -113,10 +113,10 @@ start_app() { # ID [extra Spring arguments]
     "$@" >> "$log" 2>&1 &
   app=$!
 }
-healthy() { curl -sf -m 5 "http://$1:$port/actuator/health" | grep -q '"status":"UP"}$'; }
-await() { # SECONDS CMD...: polls until CMD succeeds, for at most SECONDS
-  local limit=$1 i=0; shift
-  until "$@"; do i=$((i + 1)); [ $i -ge "$limit" ] && return 1; sleep 1; done
+healthy() { curl -sf -m 30 "http://$1:$port/actuator/health" | grep -q '"status":"UP"}$'; }
+await() { # SECONDS CMD...: polls until CMD succeeds, for at most SECONDS however long each try takes
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 1; done
 }
 # `rdma resource show`, its queue pairs and cm ids less those of the peers the app's listeners
 # accepted: which instance each echo-client chose (LoadBalancer's choice, made again when an
@@ -187,8 +187,10 @@ client)
   state_of_a() { transitions | tail -1 | cut -d' ' -f2; }
   # the queue pairs /actuator/rdma lists (declared ones and listener peers), less the peers
   census() { local all; all=$(rdma_of) && echo $(( $(grep -o '"qpNumber":' <<<"$all" | wc -l) - $(grep -o '"remoteAddress":' <<<"$all" | wc -l) )); }
-  # how many instances B's health shows kv-client connected to
-  health_connected() { curl -sf -m 30 "http://127.0.0.1:$port/actuator/health" | grep -o '"kv-client":{[^}]*}' \
+  # how many instances B's health shows kv-client connected to: the rdma component's alone, as the
+  # whole health waits for ZooKeeper's and discovery's indicators (14 s each under TCG, and longer
+  # while a partition cuts B from ZooKeeper: a CI run's polls then took a curl timeout each)
+  health_connected() { curl -sf -m 30 "http://127.0.0.1:$port/actuator/health/rdma" | grep -o '"kv-client":{[^}]*}' \
       | grep -o '"connected":[0-9]*' | cut -d: -f2; }
   connected_both() { [ "$(state_of_a)" = UP ] && [ "$(health_connected)" = 2 ]; }
 
@@ -232,7 +234,11 @@ client)
     h_down=$(awk -v t="$t0" '$1 > t && $2 != 2 { print $1; exit }' "$dir/$name.health")
     h_up=$(awk -v d="${h_down:-9e99}" '$1 > d && $2 == 2 { print $1; exit }' "$dir/$name.health")
     sleep "$steady"
-    touch "$dir/stop"; wait $recorder || fail "$name: the recorder failed: $(tail -5 "$dir/$name.recorder")"
+    touch "$dir/stop"
+    # its requests time out after 30 s
+    await 120 bash -c "! kill -0 $recorder 2> /dev/null" \
+      || { kill $recorder; fail "$name: the recorder did not stop 120 s after it was told to: $(tail -5 "$dir/$name.recorder")"; }
+    wait $recorder || fail "$name: the recorder failed: $(tail -5 "$dir/$name.recorder")"
     local summary; summary=$(tail -1 "$dir/$name.recorder")
     # the history's checks: no hang, typed failures only between t0 and the recovery
     local recovered_micros checks
@@ -244,8 +250,9 @@ client)
     if [ "$name" = kill ]; then
       while read -r key; do echo "$key $t0_micros $t_apply_end"; done < "$dir/$name.keys-of-a" > "$resets"
     fi
-    $tools io.rdma.sample.faults.KvLinearizabilityChecker "$history" --resets="$resets" > "$dir/$name.verdict" 2>&1
+    timeout 600 $tools io.rdma.sample.faults.KvLinearizabilityChecker "$history" --resets="$resets" > "$dir/$name.verdict" 2>&1
     local linearizable=$?
+    [ "$linearizable" = 124 ] && fail "$name: the linearizability check did not end within 600 s"
     local detection=- recovery=- health_down=- health_up=-
     [ -n "$t_down" ] && detection=$(elapsed "$t0" "$t_down")
     [ -n "$t_up" ] && recovery=$(elapsed "$t1" "$t_up")
