@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.AnnotationConfigUtils;
+import org.springframework.context.support.GenericApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -75,6 +77,16 @@ class EchoApplicationTests {
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_comp_cntr_completions_total").contains("rdma_state_id")
                 .contains("rdma_provider_info{");
+    }
+
+    /**
+     * The test-aot run (sample-app's {@code pom.xml}) sets {@code spring.aot.enabled}: its context
+     * must then be the one generated ahead of time, which has no annotation processing left to do.
+     */
+    @Test
+    void theContextIsGeneratedAheadOfTimeExactlyWhenAotIsEnabled(@Autowired GenericApplicationContext context) {
+        assertThat(context.containsBeanDefinition(AnnotationConfigUtils.CONFIGURATION_ANNOTATION_PROCESSOR_BEAN_NAME))
+                .as("configuration classes processed at run time").isEqualTo(!Boolean.getBoolean("spring.aot.enabled"));
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
