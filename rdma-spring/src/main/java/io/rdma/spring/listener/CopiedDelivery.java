@@ -6,13 +6,20 @@ package io.rdma.spring.listener;
  */
 final class CopiedDelivery extends Delivery {
 
-    private final ReceivedMessage message;
+    private final String queuePair;
+    private final byte[] bytes;
+    private final boolean hasImmediateData;
+    private final int immediateData;
     private final ReceiveContainer container;
     private final int bufferIndex;
     private final int receivedIn;
 
-    CopiedDelivery(ReceivedMessage message, ReceiveContainer container, int bufferIndex, int receivedIn) {
-        this.message = message;
+    CopiedDelivery(String queuePair, byte[] bytes, boolean hasImmediateData, int immediateData,
+                   ReceiveContainer container, int bufferIndex, int receivedIn) {
+        this.queuePair = queuePair;
+        this.bytes = bytes;
+        this.hasImmediateData = hasImmediateData;
+        this.immediateData = immediateData;
         this.container = container;
         this.bufferIndex = bufferIndex;
         this.receivedIn = receivedIn;
@@ -20,17 +27,17 @@ final class CopiedDelivery extends Delivery {
 
     @Override
     public String queuePair() {
-        return message.queuePair();
+        return queuePair;
     }
 
     @Override
     public boolean hasImmediateData() {
-        return message.hasImmediateData();
+        return hasImmediateData;
     }
 
     @Override
     public int immediateData() {
-        return message.immediateData();
+        return immediateData;
     }
 
     @Override
@@ -44,7 +51,7 @@ final class CopiedDelivery extends Delivery {
     }
 
     @Override
-    ReceivedMessage message() {
-        return message;
+    byte[] bytes() {
+        return bytes;
     }
 }

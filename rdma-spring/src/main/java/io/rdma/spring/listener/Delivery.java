@@ -20,6 +20,14 @@ abstract class Delivery {
     /** The invocation is over: the method returned, its reply (if any) was sent or failed, its error handler ran. */
     abstract void finish();
 
-    /** The message as the error handler and {@code byte[]} or {@link ReceivedMessage} methods take it. */
-    abstract ReceivedMessage message();
+    /** The message's bytes, as {@code byte[]} methods take them: a copy where the buffer is lent. */
+    abstract byte[] bytes();
+
+    /**
+     * The message as the error handler and {@link ReceivedMessage} methods take it, made when one
+     * asks: a {@code byte[]} method's invocation allocates no record around its bytes.
+     */
+    final ReceivedMessage message() {
+        return new ReceivedMessage(queuePair(), bytes(), hasImmediateData(), immediateData());
+    }
 }

@@ -250,11 +250,10 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         TypedListenerMethod typed = new TypedListenerMethod(listener.bean(), listener.method(),
                 conversion.getIfUnique(RdmaMessageConversion::new));
         return delivery -> {
-            ReceivedMessage message = delivery.message();
-            boolean request = message.hasImmediateData()
-                    && RdmaWireFormat.kind(message.immediateData()) == RdmaWireFormat.REQUEST;
-            return typed.invoke(message.queuePair(), message.payload(), message.hasImmediateData() && !request,
-                    message.immediateData(), request ? RdmaWireFormat.correlationId(message.immediateData()) : null);
+            boolean request = delivery.hasImmediateData()
+                    && RdmaWireFormat.kind(delivery.immediateData()) == RdmaWireFormat.REQUEST;
+            return typed.invoke(delivery.queuePair(), delivery.bytes(), delivery.hasImmediateData() && !request,
+                    delivery.immediateData(), request ? RdmaWireFormat.correlationId(delivery.immediateData()) : null);
         };
     }
 
@@ -277,7 +276,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         boolean replies = method.getReturnType() == byte[].class;
         return delivery -> {
             Object argument = parameter == ReceivedBuffer.class ? delivery
-                    : parameter == ReceivedMessage.class ? delivery.message() : delivery.message().payload();
+                    : parameter == ReceivedMessage.class ? delivery.message() : delivery.bytes();
             Object result;
             try {
                 result = handle.invokeExact(argument);

@@ -186,9 +186,8 @@ final class ReceiveContainer {
                 delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),
                         completion.immediateData(), index, receivedIn);
             } else {
-                delivery = new CopiedDelivery(new ReceivedMessage(name,
-                        buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE),
-                        completion.hasImmediateData(), completion.immediateData()), this, index, receivedIn);
+                delivery = new CopiedDelivery(name, buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE),
+                        completion.hasImmediateData(), completion.immediateData(), this, index, receivedIn);
             }
         }
         if (delivery != null && invoker != null) { // set together, above

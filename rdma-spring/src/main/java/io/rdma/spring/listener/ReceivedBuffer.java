@@ -176,12 +176,11 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
         }
     }
 
-    /** A copy, with no payload when the method released the buffer before failing. */
+    /** A copy, empty when the method released the buffer before failing. */
     @Override
-    ReceivedMessage message() {
+    byte[] bytes() {
         MemorySegment current = payload;
-        byte[] bytes = state == RELEASED || current == null ? NO_BYTES : current.toArray(ValueLayout.JAVA_BYTE);
-        return new ReceivedMessage(queuePair, bytes, hasImmediateData, immediateData);
+        return state == RELEASED || current == null ? NO_BYTES : current.toArray(ValueLayout.JAVA_BYTE);
     }
 
     /**

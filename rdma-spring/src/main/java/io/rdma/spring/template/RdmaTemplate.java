@@ -130,23 +130,23 @@ public class RdmaTemplate implements RdmaOperations {
 
     @Override
     public CompletableFuture<Void> send(String channel, byte[] payload) {
-        return post(channel, TemplateOperation.send(payload, null));
+        return post(channel, TemplateOperation.send(payload));
     }
 
     @Override
     public CompletableFuture<Void> send(String channel, byte[] payload, int immediateData) {
-        return post(channel, TemplateOperation.send(payload, applicationImmediate(immediateData)));
+        return post(channel, TemplateOperation.sendWithImmediate(payload, applicationImmediate(immediateData)));
     }
 
     @Override
     public CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer) {
-        return post(channel, TemplateOperation.send(length, writer, null));
+        return post(channel, TemplateOperation.send(length, writer));
     }
 
     @Override
     public CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer,
                                         int immediateData) {
-        return post(channel, TemplateOperation.send(length, writer, applicationImmediate(immediateData)));
+        return post(channel, TemplateOperation.sendWithImmediate(length, writer, applicationImmediate(immediateData)));
     }
 
     @Override
@@ -199,7 +199,7 @@ public class RdmaTemplate implements RdmaOperations {
      * a send without immediate data. What {@code @RdmaListener} methods that return a value send.
      */
     public CompletableFuture<Void> reply(String channel, byte[] payload) {
-        return post(channel, TemplateOperation.send(payload, null));
+        return post(channel, TemplateOperation.send(payload));
     }
 
     /**
@@ -213,7 +213,7 @@ public class RdmaTemplate implements RdmaOperations {
         int immediate = RdmaWireFormat.kind(requestImmediateData) == RdmaWireFormat.REQUEST
                 ? RdmaWireFormat.immediateData(RdmaWireFormat.REPLY, RdmaWireFormat.correlationId(requestImmediateData))
                 : requestImmediateData;
-        return post(channel, TemplateOperation.send(payload, immediate));
+        return post(channel, TemplateOperation.sendWithImmediate(payload, immediate));
     }
 
     /**
@@ -225,18 +225,18 @@ public class RdmaTemplate implements RdmaOperations {
         int immediate = RdmaWireFormat.immediateData(RdmaWireFormat.ERROR_REPLY,
                 RdmaWireFormat.correlationId(requestImmediateData));
         String message = String.valueOf(failure.getMessage());
-        return post(channel, TemplateOperation.send(RdmaWireFormat.errorPayload(failure.getClass().getName(),
+        return post(channel, TemplateOperation.sendWithImmediate(RdmaWireFormat.errorPayload(failure.getClass().getName(),
                 message.length() > 1024 ? message.substring(0, 1024) : message), immediate));
     }
 
     @Override
     public CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target) {
-        return post(channel, TemplateOperation.write(data, target, null));
+        return post(channel, TemplateOperation.write(data, target));
     }
 
     @Override
     public CompletableFuture<Void> write(String channel, byte[] data, RemoteBuffer target, int immediateData) {
-        return post(channel, TemplateOperation.write(data, target, immediateData));
+        return post(channel, TemplateOperation.writeWithImmediate(data, target, immediateData));
     }
 
     @Override
@@ -264,7 +264,7 @@ public class RdmaTemplate implements RdmaOperations {
         }
     }
 
-    private static Integer applicationImmediate(int immediateData) {
+    private static int applicationImmediate(int immediateData) {
         if ((immediateData & ~RdmaWireFormat.MAX_CORRELATION_ID) != 0) {
             throw new IllegalArgumentException("immediate data 0x" + Integer.toHexString(immediateData) + " of a send"
                     + " sets one of the top two bits, which say a request or reply (RdmaWireFormat); a send carries"

@@ -59,18 +59,28 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         this.payloadLength = payloadLength;
     }
 
-    static TemplateOperation send(byte[] payload, @Nullable Integer immediateData) {
-        return new CopyIn(immediateData == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, payload, null,
-                immediateData);
+    static TemplateOperation send(byte[] payload) {
+        return new CopyIn(SendOpcode.SEND, payload, null, 0);
     }
 
-    static TemplateOperation send(int length, Consumer<MemorySegment> writer, @Nullable Integer immediateData) {
-        return new WriteIn(length, writer, immediateData);
+    static TemplateOperation sendWithImmediate(byte[] payload, int immediateData) {
+        return new CopyIn(SendOpcode.SEND_WITH_IMM, payload, null, immediateData);
     }
 
-    static TemplateOperation write(byte[] data, RemoteBuffer target, @Nullable Integer immediateData) {
-        return new CopyIn(immediateData == null ? SendOpcode.RDMA_WRITE : SendOpcode.RDMA_WRITE_WITH_IMM, data, target,
-                immediateData);
+    static TemplateOperation send(int length, Consumer<MemorySegment> writer) {
+        return new WriteIn(SendOpcode.SEND, length, writer, 0);
+    }
+
+    static TemplateOperation sendWithImmediate(int length, Consumer<MemorySegment> writer, int immediateData) {
+        return new WriteIn(SendOpcode.SEND_WITH_IMM, length, writer, immediateData);
+    }
+
+    static TemplateOperation write(byte[] data, RemoteBuffer target) {
+        return new CopyIn(SendOpcode.RDMA_WRITE, data, target, 0);
+    }
+
+    static TemplateOperation writeWithImmediate(byte[] data, RemoteBuffer target, int immediateData) {
+        return new CopyIn(SendOpcode.RDMA_WRITE_WITH_IMM, data, target, immediateData);
     }
 
     static TemplateOperation read(RemoteBuffer source, int length) {
@@ -202,13 +212,22 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         return null;
     }
 
-    /** A send or RDMA write of a {@code byte[]}, copied into the buffer when posted. */
+    /** Whether the opcode carries immediate data: the operation's {@code immediateData} is not sent otherwise. */
+    final boolean carriesImmediateData() {
+        return opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
+    }
+
+    /**
+     * A send or RDMA write of a {@code byte[]}, copied into the buffer when posted. Its immediate
+     * data is a plain {@code int}, not boxed: a reply's correlation id is no small number, and an
+     * {@code Integer} per reply was 16 of the 432 bytes a request/reply round trip allocated.
+     */
     private static final class CopyIn extends TemplateOperation {
         private final byte[] data;
         private final @Nullable RemoteBuffer target;
-        private final @Nullable Integer immediateData;
+        private final int immediateData;
 
-        CopyIn(SendOpcode opcode, byte[] data, @Nullable RemoteBuffer target, @Nullable Integer immediateData) {
+        CopyIn(SendOpcode opcode, byte[] data, @Nullable RemoteBuffer target, int immediateData) {
             super(opcode, data.length);
             this.data = data;
             this.target = target;
@@ -221,7 +240,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
             if (target != null) {
                 wr.remote(target);
             }
-            if (immediateData != null) {
+            if (carriesImmediateData()) {
                 wr.immediateData(immediateData);
             }
         }
@@ -230,10 +249,10 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     /** A zero-copy send: the caller's writer fills the buffer when posted. */
     private static final class WriteIn extends TemplateOperation {
         private final Consumer<MemorySegment> writer;
-        private final @Nullable Integer immediateData;
+        private final int immediateData;
 
-        WriteIn(int length, Consumer<MemorySegment> writer, @Nullable Integer immediateData) {
-            super(immediateData == null ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM, length);
+        WriteIn(SendOpcode opcode, int length, Consumer<MemorySegment> writer, int immediateData) {
+            super(opcode, length);
             this.writer = writer;
             this.immediateData = immediateData;
         }
@@ -241,7 +260,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         @Override
         void prepare(PooledBuffer buffer, SendWorkRequest wr) {
             writer.accept(buffer.segment());
-            if (immediateData != null) {
+            if (carriesImmediateData()) {
                 wr.immediateData(immediateData);
             }
         }
