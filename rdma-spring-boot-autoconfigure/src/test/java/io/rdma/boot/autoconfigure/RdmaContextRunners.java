@@ -58,9 +58,9 @@ public final class RdmaContextRunners {
 
     /**
      * Where the declarations' outbound connections go ({@code ${rdma-test.peer-address}} in their YAML):
-     * 127.0.0.1 on the simulated fabric; on a native device the IPv4 address of its port 1 GID at
-     * {@link #GID_INDEX}, because rdma_cm does not route the loopback address to a RoCE device
-     * ({@code rdma_resolve_route} fails with ENODEV on Soft-RoCE).
+     * 127.0.0.1 on the simulated fabric; on a native device {@code rdma-test.peer-address}, or else
+     * the IPv4 address of its port 1 GID at {@link #GID_INDEX}, because rdma_cm does not route the
+     * loopback address to a RoCE device ({@code rdma_resolve_route} fails with ENODEV on Soft-RoCE).
      */
     public static final String PEER_ADDRESS = PROVIDER == ProviderKind.SIMULATED ? LOOPBACK : deviceAddress();
 
@@ -79,10 +79,16 @@ public final class RdmaContextRunners {
         return device == null ? DECLARED_DEVICE : device;
     }
 
+    /** {@code rdma-test.peer-address} where given, else the IPv4 address of the GID under test. */
     private static String deviceAddress() {
+        String given = System.getProperty("rdma-test.peer-address");
+        if (given != null) {
+            return given;
+        }
         try (Verbs verbs = Verbs.open(PROVIDER); DeviceContext device = verbs.device(DEVICE).open()) {
-            long ip = device.queryGid(1, GID_INDEX).ipv4();
-            return (ip >>> 24 & 0xff) + "." + (ip >>> 16 & 0xff) + "." + (ip >>> 8 & 0xff) + "." + (ip & 0xff);
+            return device.queryGid(1, GID_INDEX).ipv4Address().orElseThrow(() -> new IllegalStateException("GID "
+                    + GID_INDEX + " of " + DEVICE + " port 1 holds no IPv4 address (an iWARP device's one GID is"
+                    + " made from its MAC address): give the device's address as -Drdma-test.peer-address"));
         }
     }
 

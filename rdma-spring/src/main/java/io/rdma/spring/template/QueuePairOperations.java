@@ -10,6 +10,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.util.ArrayDeque;
@@ -74,6 +75,8 @@ final class QueuePairOperations {
     private final SendTimeout sendTimeout;
     private final PendingRequests pendingRequests;
     private final long sendTimeoutNanos;
+    /** Whether the channel's device carries immediate data: iWARP's does not. */
+    private final boolean immediateData;
     private final SendWorkRequest request = new SendWorkRequest();
     /**
      * By the index of the pool buffer each leased: an index is in one operation at a time, so the
@@ -103,6 +106,7 @@ final class QueuePairOperations {
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
         this.inFlight = new AtomicReferenceArray<>(pool.capacity());
         this.pendingRequests = new PendingRequests(name, lateReplies);
+        this.immediateData = qp.context().device().transportType() != TransportType.IWARP;
     }
 
     RdmaChannel channel() {
@@ -123,6 +127,10 @@ final class QueuePairOperations {
             // Refused before it waits: no room in the send queue would ever make it fit.
             return CompletableFuture.failedFuture(new PayloadTooLargeException(name, channel.declaration(),
                     made.payloadLength(), pool.bufferSize()));
+        }
+        if (made.carriesImmediateData() && !immediateData) {
+            return CompletableFuture.failedFuture(new ImmediateDataUnsupportedException(name, made.name(),
+                    qp.context().deviceName()));
         }
         List<Failed> failed;
         lock.lock();

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.PortAttributes;
+import io.rdma.verbs.api.TransportType;
 
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,8 @@ import org.apache.commons.logging.LogFactory;
  * where none is configured.
  *
  * <p>Fatal: an InfiniBand port that is ACTIVE with LID 0 (no subnet manager gave it an address,
- * so nothing can reach it), and a configured GID index that is empty or, on RoCE, not RoCE v2.
+ * so nothing can reach it), and a configured GID index that is empty or, on RoCE, not RoCE v2
+ * (an iWARP port's one GID needs neither).
  * Reported, not fatal: a port that is not ACTIVE, because links come up after the service
  * (a cable, the subnet manager, the netdev); it is logged and the health indicator is DOWN
  * until the port is ACTIVE. Logged at INFO: the GID index chosen for a port.
@@ -86,7 +88,9 @@ public final class PortPreflight {
 
     private int chooseGid(GidUse use) {
         if (!isRoce(use.port())) {
-            return 0; // InfiniBand: index 0 is the port GID the subnet manager's prefix makes
+            // InfiniBand: index 0 is the port GID the subnet manager's prefix makes; iWARP: the one
+            // GID, from the MAC address (rdma_cm addresses an iWARP peer by its IP address)
+            return 0;
         }
         List<GidEntry> table = context.queryGidTable(use.port());
         List<GidEntry> candidates = table.stream()
@@ -102,8 +106,10 @@ public final class PortPreflight {
         return gid.index();
     }
 
+    /** RoCE: the InfiniBand transport on an Ethernet port. iWARP (siw) is Ethernet too, with no RoCE GIDs. */
     private boolean isRoce(int port) {
-        return context.queryPort(port).linkLayer() == LinkLayer.ETHERNET;
+        return context.device().transportType() == TransportType.INFINIBAND
+                && context.queryPort(port).linkLayer() == LinkLayer.ETHERNET;
     }
 
     private RdmaPreflightException gidFailure(GidUse use, String found, List<GidEntry> table) {
