@@ -123,14 +123,14 @@ final class QueuePairOperations {
      */
     @SuppressWarnings("unchecked")
     <T extends @Nullable Object> CompletableFuture<T> post(TemplateOperation made) {
-        if (made.payloadLength() > pool.bufferSize()) {
-            // Refused before it waits: no room in the send queue would ever make it fit.
-            return CompletableFuture.failedFuture(new PayloadTooLargeException(name, channel.declaration(),
-                    made.payloadLength(), pool.bufferSize()));
-        }
-        if (made.carriesImmediateData() && !immediateData) {
-            return CompletableFuture.failedFuture(new ImmediateDataUnsupportedException(name, made.name(),
-                    qp.context().deviceName()));
+        RuntimeException refused = refusal(made);
+        if (refused != null) {
+            // The operation fails itself, so that a request's place among those awaiting replies is free at once.
+            if (made instanceof Request request) {
+                pendingRequests.forget(request);
+            }
+            made.fail(refused);
+            return (CompletableFuture<T>) (CompletableFuture<?>) made;
         }
         List<Failed> failed;
         lock.lock();
@@ -147,6 +147,17 @@ final class QueuePairOperations {
         }
         report(failed);
         return (CompletableFuture<T>) (CompletableFuture<?>) made;
+    }
+
+    /** Why {@code made} is refused before it waits, as no room in the send queue would ever let it go; null when it is not. */
+    private @Nullable RuntimeException refusal(TemplateOperation made) {
+        if (made.payloadLength() > pool.bufferSize()) {
+            return new PayloadTooLargeException(name, channel.declaration(), made.payloadLength(), pool.bufferSize());
+        }
+        if (made.carriesImmediateData() && !immediateData) {
+            return new ImmediateDataUnsupportedException(name, made.name(), qp.context().deviceName());
+        }
+        return null;
     }
 
     /**

@@ -98,6 +98,25 @@ class SendAndReceiveTests {
         }
     }
 
+    /**
+     * A request refused at the call (its payload does not fit the channel's buffers) leaves no
+     * place taken among those awaiting replies: more of them than there are places, then one that
+     * fits, which gets its reply, all long before their timeout could free a place.
+     */
+    @Test
+    void requestsRefusedAtTheCallLeaveNoPlaceTaken() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Echo.class)) {
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            byte[] tooLarge = new byte[SimulatedLoopback.BUFFER_SIZE + 1];
+            for (int i = 0; i <= PendingRequests.SLOTS; i++) {
+                assertThat(catchThrowable(() -> template.sendAndReceive(CLIENT, tooLarge, Duration.ofMinutes(10))
+                        .get(WAIT_SECONDS, TimeUnit.SECONDS))).cause().isInstanceOf(PayloadTooLargeException.class);
+            }
+            assertThat(text(template.sendAndReceive(CLIENT, bytes("fits")).get(WAIT_SECONDS, TimeUnit.SECONDS)))
+                    .isEqualTo("echo fits");
+        }
+    }
+
     @Test
     void aReplyThatComesAfterItsTimeoutIsDroppedAndCountedLate() throws Exception {
         try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Slow.class)) {
