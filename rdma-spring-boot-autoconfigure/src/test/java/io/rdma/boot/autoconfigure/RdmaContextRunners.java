@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure;
 
 import io.rdma.verbs.api.DeviceAttributes;
 import io.rdma.verbs.api.DeviceContext;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.Verbs;
@@ -176,6 +177,16 @@ public final class RdmaContextRunners {
     public static void assumeDevice(Predicate<DeviceAttributes> capability, String reason) {
         try (Verbs verbs = Verbs.open(PROVIDER, List.of(DeviceSpec.named(DEVICE).build())); DeviceContext device = verbs.device(DEVICE).open()) {
             assumeTrue(capability.test(device.queryDevice()), reason + " (" + DEVICE + ", " + PROVIDER + ")");
+        }
+    }
+
+    /**
+     * Skips the test on an iWARP device (siw0), saying what the iWARP transport {@code lacks} that
+     * the test needs, as the verbs suite's skips on siw0 do: everything else runs, and fails.
+     */
+    public static void assumeInfinibandTransport(IwarpLack lacks) {
+        try (Verbs verbs = Verbs.open(PROVIDER, List.of(DeviceSpec.named(DEVICE).build())); DeviceContext device = verbs.device(DEVICE).open()) {
+            assumeTrue(device.device().transportType() != TransportType.IWARP, DEVICE + " is iWARP, which " + lacks.reason());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rdma.spring.completion;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.verbs.api.CompletionStatus;
@@ -35,6 +36,7 @@ class CompletionPollersTests {
     @ParameterizedTest
     @ValueSource(strings = {"polling", "event", "adaptive"})
     void deliversCompletionsAndFlushesWhatIsPostedWhenTheContextCloses(String mode) {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.CONNECTING_BY_MODIFY_QP);
         List<String> receives = new CopyOnWriteArrayList<>();
         List<CompletionStatus> sends = new CopyOnWriteArrayList<>();
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
@@ -90,6 +92,7 @@ class CompletionPollersTests {
     @ParameterizedTest
     @ValueSource(strings = {"polling", "adaptive"})
     void aPollerThatBacksOffParksWhileTheQueueIsEmptyAndTakesTheNextCompletion(String mode) {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.CONNECTING_BY_MODIFY_QP);
         List<String> receives = new CopyOnWriteArrayList<>();
         RdmaContextRunners.runner().withPropertyValues(
                 CQ + ".mode=" + mode, CQ + ".poll-window=1h", CQ + ".entries=64",

@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.discovery;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
@@ -234,6 +235,7 @@ class RdmaServiceDiscoveryTests {
      */
     @Test
     void theRegistrationAdvertisesTheListeners() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IPV4_GID);
         runner().run(context -> {
             Registration registration = new TestRegistration();
             context.publishEvent(new InstancePreRegisteredEvent(this, registration));

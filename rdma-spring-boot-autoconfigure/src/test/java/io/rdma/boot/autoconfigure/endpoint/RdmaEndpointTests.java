@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.endpoint;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.boot.autoconfigure.endpoint.RdmaEndpoint.CompletionQueueDescriptor;
@@ -114,6 +115,7 @@ class RdmaEndpointTests {
      */
     @Test
     void connectionsShowTheReliabilitySettingsTheirQueuePairsGot() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RELIABILITY_SETTINGS);
         String pd = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
         exposed(RdmaContextRunners.runner("connected")).withBean(Server.class)
                 .withPropertyValues(pd + ".queue-pairs.client.reliability.ack-timeout=16",

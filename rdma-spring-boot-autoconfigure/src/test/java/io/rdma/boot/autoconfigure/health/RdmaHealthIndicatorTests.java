@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.health;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.spring.connection.ConnectionReliability;
@@ -51,6 +52,7 @@ class RdmaHealthIndicatorTests {
     /** Each connected rc queue pair's settings, as declared: retry count 2 and ACK timeout 10 ≈ 4.2 ms per try. */
     @Test
     void detailsShowTheReliabilitySettingsOfEachConnection() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RELIABILITY_SETTINGS);
         RdmaContextRunners.runner("connected").withConfiguration(HEALTH)
                 .withPropertyValues(RdmaContextRunners.DEVICE_PROPERTY + ".queue-pair-defaults.reliability.ack-timeout=10",
                         RdmaContextRunners.DEVICE_PROPERTY + ".queue-pair-defaults.reliability.retry-count=2")

@@ -1,5 +1,6 @@
 package io.rdma.spring.listener;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.verbs.api.MemoryPool;
@@ -41,6 +42,7 @@ class ReceivedBufferTests {
 
     @Test
     void aMessageWrittenIntoTheSendBufferArrivesInTheReceiveBufferWithItsImmediateData() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         runner().withBean(Recording.class).run(context -> {
             assertThat(context).hasNotFailed();
             Recording listener = context.getBean(Recording.class);
@@ -101,6 +103,7 @@ class ReceivedBufferTests {
     /** Far more messages than the pool has buffers: each buffer goes back and is posted again. */
     @Test
     void releasedBuffersArePostedAgainSoManyMoreMessagesThanBuffersFlow() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         runner().withBean(Counting.class).run(context -> {
             assertThat(context).hasNotFailed();
             Counting listener = context.getBean(Counting.class);
@@ -126,6 +129,7 @@ class ReceivedBufferTests {
      */
     @Test
     void aRetainedBufferIsReadAndReleasedOnAnotherThread() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         runner().withBean(Retaining.class).run(context -> {
             assertThat(context).hasNotFailed();
             Retaining listener = context.getBean(Retaining.class);
@@ -152,6 +156,7 @@ class ReceivedBufferTests {
      */
     @Test
     void aRetainedBufferThatIsNeverReleasedComesBackOnceCollected(CapturedOutput output) {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         runner().withBean(Dropping.class).run(context -> {
             assertThat(context).hasNotFailed();
             Dropping listener = context.getBean(Dropping.class);

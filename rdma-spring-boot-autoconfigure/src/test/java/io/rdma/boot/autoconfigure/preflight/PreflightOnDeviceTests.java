@@ -1,5 +1,6 @@
 package io.rdma.boot.autoconfigure.preflight;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.verbs.api.Device;
 import io.rdma.verbs.api.DeviceContext;
@@ -44,6 +45,7 @@ class PreflightOnDeviceTests {
 
     @Test
     void hostAccessAndGidTableOfTheDevice() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IPV4_GID);
         try (Verbs verbs = Verbs.open(ProviderKind.NATIVE); DeviceContext context = verbs.device(deviceName).open()) {
             HostAccess access = verbs.device(deviceName).hostAccess();
             System.out.println("preflight on " + deviceName + ": " + access);

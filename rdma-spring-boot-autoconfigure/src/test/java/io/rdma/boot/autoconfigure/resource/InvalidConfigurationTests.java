@@ -1,6 +1,7 @@
 package io.rdma.boot.autoconfigure.resource;
 
 import io.rdma.boot.autoconfigure.PlanCheck;
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
@@ -393,6 +394,7 @@ class InvalidConfigurationTests {
     /** The device's defaults apply to its rc queue pairs only, so a uc queue pair beside them starts. */
     @Test
     void reliabilityDefaultsPassUnreliableQueuePairsBy() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RELIABILITY_SETTINGS);
         RdmaContextRunners.runner().withPropertyValues(VALID)
                 .withPropertyValues(DEVICE + ".queue-pair-defaults.reliability.ack-timeout=0",
                         DEVICE + ".queue-pair-defaults.reliability.rnr-timer=31", QP + ".type=uc")

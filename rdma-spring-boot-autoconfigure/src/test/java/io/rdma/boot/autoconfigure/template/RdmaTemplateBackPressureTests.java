@@ -1,5 +1,6 @@
 package io.rdma.spring.template;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.verbs.api.MemoryPool;
@@ -85,6 +86,7 @@ class RdmaTemplateBackPressureTests {
     /** Nothing receives on 'server' (no listener posts receives there): the client's sends wait on RNR retries. */
     @Test
     void aSendThatFindsNoRoomWithinTheSendTimeoutFailsNamingTheQueuePairItsDepthAndTheProperty() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         RdmaContextRunners.runner("single-peer").withPropertyValues(CLIENT + ".max-send-wr=4", CLIENT + ".send-timeout=100ms",
                 "rdma.shutdown.drain-timeout=0s").run(context -> {
             assertThat(context).hasNotFailed();

@@ -1,5 +1,6 @@
 package io.rdma.spring.template;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.verbs.api.MemoryPool;
@@ -46,6 +47,7 @@ class RdmaTemplateObservationTests {
 
     @Test
     void everyOperationIsObservedWithItsQueuePairItsVerbAndSuccess() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         StoppedObservations stopped = new StoppedObservations();
         RdmaContextRunners.runner("connected").withBean(ObservationRegistry.class, stopped::registry)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
@@ -97,6 +99,7 @@ class RdmaTemplateObservationTests {
     /** Remote memory of an rkey no region has: the read completes with IBV_WC_REM_ACCESS_ERR. */
     @Test
     void aFailedOperationIsObservedWithItsCompletionStatusAndError() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.ACCESS_ERROR_STATUS);
         StoppedObservations stopped = new StoppedObservations();
         RdmaContextRunners.runner("connected").withBean(ObservationRegistry.class, stopped::registry)
                 .withUserConfiguration(EchoConfiguration.class).withPropertyValues("rdma.shutdown.drain-timeout=0s")
@@ -123,6 +126,7 @@ class RdmaTemplateObservationTests {
      */
     @Test
     void aSendThatFindsNoRoomIsObservedAsSendQueueFullAndACancelledOneAsCancelled() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         StoppedObservations stopped = new StoppedObservations();
         RdmaContextRunners.runner("single-peer").withBean(ObservationRegistry.class, stopped::registry)
                 .withPropertyValues(CLIENT + ".max-send-wr=4", CLIENT + ".send-timeout=200ms",

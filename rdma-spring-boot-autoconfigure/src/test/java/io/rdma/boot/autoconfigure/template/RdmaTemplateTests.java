@@ -1,5 +1,6 @@
 package io.rdma.spring.template;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.spring.listener.RdmaListener;
@@ -30,6 +31,7 @@ class RdmaTemplateTests {
 
     @Test
     void sendWithImmediateReachesTheListenerAndItsReplyComesBack() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withUserConfiguration(EchoConfiguration.class).run(context -> {
@@ -49,6 +51,7 @@ class RdmaTemplateTests {
 
     @Test
     void writeReadCompareAndSwapAndFetchAndAddOnRemoteMemory() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.ATOMICS);
         RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             PooledBuffer target = context.getBean("buffers", MemoryPool.class).lease();
@@ -75,6 +78,7 @@ class RdmaTemplateTests {
      */
     @Test
     void aWriteWithImmediateReachesTheListenerAsImmediateDataWithoutBytes() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         RdmaContextRunners.runner("connected").withUserConfiguration(EchoConfiguration.class).run(context -> {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             Replies replies = context.getBean(Replies.class);
