@@ -263,12 +263,21 @@ client)
     echo "faults: $name: $checks"
     echo "faults: $name: $(tail -1 "$dir/$name.verdict")"
     [ "$linearizable" = 0 ] || { cat "$dir/$name.verdict"; fail "$name: the key-value history is not linearizable"; }
-    # a dead peer and a partition longer than the bound must be noticed; loss and delay need not be
-    case $name in kill|partition|link-down) [ -n "$t_down" ] || fail "$name: B's connection to A never left UP" ;; esac
-    if [ -n "$t_down" ]; then
-      awk -v d="$detection" -v b="$bound" 'BEGIN { exit !(d <= b) }' \
-        || fail "$name: detected after $detection s, beyond the bound of $bound s"
-    fi
+    # a dead peer and a partition longer than the bound must be noticed, within the bound of the
+    # fault's start; loss and delay need not be, and when they fail the connection (one packet's
+    # tries ran out) that can be at any moment of the fault: no later than the bound after its end
+    # (a CI run's loss-20 failed it 17.4 s into its 18.8 s, which the start's bound took for late)
+    case $name in
+      kill|partition|link-down)
+        [ -n "$t_down" ] || fail "$name: B's connection to A never left UP"
+        awk -v d="$detection" -v b="$bound" 'BEGIN { exit !(d <= b) }' \
+          || fail "$name: detected after $detection s, beyond the bound of $bound s" ;;
+      *)
+        if [ -n "$t_down" ]; then
+          awk -v d="$t_down" -v e="$t1" -v b="$bound" 'BEGIN { exit !(d - e <= b) }' \
+            || fail "$name: the connection failed $(elapsed "$t1" "$t_down") s after the fault ended, beyond the bound of $bound s"
+        fi ;;
+    esac
     echo "faults: $name: the scenario took $((SECONDS - started)) s, checks included"
     table+=("| $name | $(elapsed "$t0" "$t1") | $detection | $recovery | $health_down | $health_up | ${checks#*failed: } |")
   }
