@@ -175,9 +175,8 @@ public final class RdmaContextRunners {
      * skipped and everything else fails.
      */
     public static void assumeDevice(Predicate<DeviceAttributes> capability, String reason) {
-        try (Verbs verbs = Verbs.open(PROVIDER, List.of(DeviceSpec.named(DEVICE).build())); DeviceContext device = verbs.device(DEVICE).open()) {
-            assumeTrue(capability.test(device.queryDevice()), reason + " (" + DEVICE + ", " + PROVIDER + ")");
-        }
+        assumeTrue(onDeviceUnderTest(device -> capability.test(device.queryDevice())),
+                reason + " (" + DEVICE + ", " + PROVIDER + ")");
     }
 
     /**
@@ -185,8 +184,15 @@ public final class RdmaContextRunners {
      * the test needs, as the verbs suite's skips on siw0 do: everything else runs, and fails.
      */
     public static void assumeInfinibandTransport(IwarpLack lacks) {
-        try (Verbs verbs = Verbs.open(PROVIDER, List.of(DeviceSpec.named(DEVICE).build())); DeviceContext device = verbs.device(DEVICE).open()) {
-            assumeTrue(device.device().transportType() != TransportType.IWARP, DEVICE + " is iWARP, which " + lacks.reason());
+        assumeTrue(onDeviceUnderTest(device -> device.device().transportType() != TransportType.IWARP),
+                DEVICE + " is iWARP, which " + lacks.reason());
+    }
+
+    /** What {@code query} reads from the device under test, opened for it alone. */
+    private static boolean onDeviceUnderTest(Predicate<DeviceContext> query) {
+        try (Verbs verbs = Verbs.open(PROVIDER, List.of(DeviceSpec.named(DEVICE).build()));
+             DeviceContext device = verbs.device(DEVICE).open()) {
+            return query.test(device);
         }
     }
 
