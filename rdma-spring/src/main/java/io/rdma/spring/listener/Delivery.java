@@ -1,5 +1,7 @@
 package io.rdma.spring.listener;
 
+import io.rdma.spring.template.ReplyOutcome;
+
 /**
  * A received message on its way to one invocation of its listener: what the invocation starts
  * and ends with gives its receive buffer back to its {@link ReceiveContainer}. Started and
@@ -19,6 +21,12 @@ abstract class Delivery {
 
     /** The invocation is over: the method returned, its reply (if any) was sent or failed, its error handler ran. */
     abstract void finish();
+
+    /**
+     * What {@code invoker}'s reply to this message tells how it ended, so that a reply that fails
+     * reaches the invoker's error handler with this message.
+     */
+    abstract ReplyOutcome replyOutcome(ListenerInvoker invoker);
 
     /** The message's bytes, as {@code byte[]} methods take them: a copy where the buffer is lent. */
     abstract byte[] bytes();

@@ -2,12 +2,14 @@ package io.rdma.spring.listener;
 
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.RdmaWireFormat;
+import io.rdma.spring.template.ReplyOutcome;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -186,11 +188,11 @@ final class ListenerInvoker {
 
     /** The listener is gone: the message's buffer goes back, and the message is reported lost. */
     private void refuse(Delivery delivery) {
-        delivery.start();
-        delivery.finish();
         // lost, but not to a fault: the container stopped (a shutdown) while the peer still sent
         logger.warn(description + " did not handle a message of channel '" + delivery.queuePair()
                 + "': the listener was closed");
+        delivery.start();
+        delivery.finish();
     }
 
     private void work() {
@@ -243,40 +245,20 @@ final class ListenerInvoker {
 
     /**
      * Runs the method for {@code delivery}, again while the error handler's back-off allows
-     * ({@code mayWait}: on a worker), and sends its reply. A worker waits for the reply to be
-     * sent, so the message (and its buffer) stays in flight until then and a failed reply is
-     * reported with the whole message. The poller thread must not wait: the message finishes (its
-     * buffer returns) when the method returns, and a reply that fails is reported when it does,
-     * with the message as {@link Delivery#message()} then has it.
+     * ({@code mayWait}: on a worker), and sends its reply.
      */
     private void invoke(Delivery delivery, boolean mayWait) {
         delivery.start();
-        @Nullable CompletableFuture<Void> pending = null;
         try {
             byte[] reply = callWithRetries(delivery, mayWait);
             if (reply != null) {
-                pending = reply(delivery, reply);
-                if (mayWait) {
-                    try {
-                        pending.join();
-                    } catch (CompletionException e) {
-                        replyFailed(delivery, e);
-                    }
-                    pending = null;
-                }
+                reply(delivery, reply, mayWait);
             }
         } catch (RuntimeException e) {
             handleError(delivery, e);
             answerWithError(delivery, e);
         } finally {
             delivery.finish();
-        }
-        if (pending != null) {
-            pending.whenComplete((sent, failure) -> {
-                if (failure != null) {
-                    replyFailed(delivery, failure);
-                }
-            });
         }
     }
 
@@ -314,16 +296,31 @@ final class ListenerInvoker {
     }
 
     /**
-     * The reply, on the channel the message came in on: to a request of request/reply with its
-     * correlation id, to a message with immediate data with that value, else without.
+     * Sends the method's reply on the channel the message came in on: to a request of
+     * request/reply with its correlation id, to a message with immediate data with that value,
+     * else without. A reply that fails reaches the error handler through the delivery's
+     * {@link Delivery#replyOutcome reply outcome}, with the message. A worker ({@code wait})
+     * waits for the reply to be sent, so the message (and its buffer) stays in flight until
+     * then. The poller thread must not wait: the message finishes (its buffer returns) when the
+     * method returns, and a reply that fails is reported when it does, with the message as
+     * {@link Delivery#message()} then has it.
      */
-    private CompletableFuture<Void> reply(Delivery delivery, byte[] reply) {
+    private void reply(Delivery delivery, byte[] reply, boolean wait) {
+        ReplyOutcome outcome = delivery.replyOutcome(this);
+        CompletableFuture<Void> sent;
         try {
-            return delivery.hasImmediateData()
-                    ? template.reply(delivery.queuePair(), delivery.immediateData(), reply)
-                    : template.reply(delivery.queuePair(), reply);
+            sent = template.reply(delivery.queuePair(), delivery.hasImmediateData(), delivery.immediateData(), reply,
+                    outcome);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            outcome.replySettled(e);
+            return;
+        }
+        if (wait) {
+            try {
+                sent.join();
+            } catch (CompletionException | CancellationException reported) {
+                // the outcome reported it to the error handler before the future completed
+            }
         }
     }
 
@@ -337,21 +334,23 @@ final class ListenerInvoker {
                 || RdmaWireFormat.kind(delivery.immediateData()) != RdmaWireFormat.REQUEST) {
             return;
         }
+        String channel = delivery.queuePair(); // not the delivery: a copied one carries another message by then
         CompletableFuture<Void> sent;
         try {
-            sent = template.replyWithError(delivery.queuePair(), delivery.immediateData(), failure);
+            sent = template.replyWithError(channel, delivery.immediateData(), failure);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
         sent.whenComplete((ignored, notSent) -> {
             if (notSent != null) {
-                logger.error(description + " could not send the error reply to a request on channel '"
-                        + delivery.queuePair() + "'", notSent);
+                logger.error(description + " could not send the error reply to a request on channel '" + channel + "'",
+                        notSent);
             }
         });
     }
 
-    private void replyFailed(Delivery delivery, Throwable failure) {
+    /** The reply to {@code delivery}'s message was not sent: the error handler hears of it. */
+    void replyFailed(Delivery delivery, Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
         handleError(delivery, new RdmaReplyException(delivery.queuePair(), cause));

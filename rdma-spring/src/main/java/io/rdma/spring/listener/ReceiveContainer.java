@@ -11,6 +11,7 @@ import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -60,6 +61,12 @@ final class ReceiveContainer {
      */
     private final boolean[] lent;
     /**
+     * By pool buffer index: the copied delivery of that buffer's last message, done with and kept
+     * for its next one (see {@link CopiedDelivery}); null while in use, or before the first.
+     * Guarded by this.
+     */
+    private final @Nullable CopiedDelivery[] spares;
+    /**
      * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
      * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
      */
@@ -89,6 +96,7 @@ final class ReceiveContainer {
         this.unhandled = unhandled;
         this.held = new boolean[pool.capacity()];
         this.lent = new boolean[pool.capacity()];
+        this.spares = new CopiedDelivery[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
@@ -186,8 +194,12 @@ final class ReceiveContainer {
                 delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),
                         completion.immediateData(), index, receivedIn);
             } else {
-                delivery = new CopiedDelivery(name, buffer.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE),
-                        completion.hasImmediateData(), completion.immediateData(), this, index, receivedIn);
+                byte[] bytes = new byte[length];
+                MemorySegment.copy(buffer.segment(), ValueLayout.JAVA_BYTE, 0, bytes, 0, length);
+                CopiedDelivery copied = spares[index];
+                spares[index] = null;
+                delivery = (copied != null ? copied : new CopiedDelivery(this, name, index))
+                        .carry(bytes, completion.hasImmediateData(), completion.immediateData(), receivedIn);
             }
         }
         if (delivery != null && invoker != null) { // set together, above
@@ -227,6 +239,11 @@ final class ReceiveContainer {
             logger.warn("Receive buffer " + index + " could not be posted again to queue pair '" + name + "', whose"
                     + " receive queue now holds one buffer fewer; the buffer went back to the pool", e);
         }
+    }
+
+    /** {@code delivery}'s invocation is over and its reply settled: it carries its buffer's next message. */
+    synchronized void recycle(CopiedDelivery delivery) {
+        spares[delivery.bufferIndex()] = delivery;
     }
 
     /** A method retained one of this queue pair's buffers: its listener revokes it if it stops first. */

@@ -1,5 +1,7 @@
 package io.rdma.spring.listener;
 
+import io.rdma.spring.template.ReplyOutcome;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -97,6 +99,15 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
     @Override
     public int immediateData() {
         return immediateData;
+    }
+
+    @Override
+    ReplyOutcome replyOutcome(ListenerInvoker invoker) {
+        return failure -> {
+            if (failure != null) {
+                invoker.replyFailed(this, failure);
+            }
+        };
     }
 
     /** How many bytes were received: the payload's size. */

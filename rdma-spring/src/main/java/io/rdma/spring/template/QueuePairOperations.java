@@ -121,7 +121,6 @@ final class QueuePairOperations {
      * Posts {@code made}, or queues it until the send queue has room and the pool a free buffer,
      * and returns its future, which yields what the operation's completion makes of its buffer.
      */
-    @SuppressWarnings("unchecked")
     <T extends @Nullable Object> CompletableFuture<T> post(TemplateOperation made) {
         RuntimeException refused = refusal(made);
         if (refused != null) {
@@ -130,7 +129,7 @@ final class QueuePairOperations {
                 pendingRequests.forget(request);
             }
             made.fail(refused);
-            return (CompletableFuture<T>) (CompletableFuture<?>) made;
+            return made.future();
         }
         List<Failed> failed;
         lock.lock();
@@ -146,7 +145,7 @@ final class QueuePairOperations {
             lock.unlock();
         }
         report(failed);
-        return (CompletableFuture<T>) (CompletableFuture<?>) made;
+        return made.future();
     }
 
     /** Why {@code made} is refused before it waits, as no room in the send queue would ever let it go; null when it is not. */

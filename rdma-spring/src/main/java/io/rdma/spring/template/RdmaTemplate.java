@@ -210,10 +210,33 @@ public class RdmaTemplate implements RdmaOperations {
      * that return a value send; also for code that answers requests it received otherwise.
      */
     public CompletableFuture<Void> reply(String channel, int requestImmediateData, byte[] payload) {
-        int immediate = RdmaWireFormat.kind(requestImmediateData) == RdmaWireFormat.REQUEST
+        return post(channel, TemplateOperation.sendWithImmediate(payload, replyImmediateData(requestImmediateData)));
+    }
+
+    /**
+     * Answers a message received on {@code channel} as the two methods above do (with immediate
+     * data when {@code requestHasImmediateData}), telling {@code outcome} how the reply ended
+     * before its future completes, on every path: sent, failed, refused at the call, or its
+     * channel gone. What listener containers send, so that a reply costs no callback chained to
+     * its future.
+     */
+    public CompletableFuture<Void> reply(String channel, boolean requestHasImmediateData, int requestImmediateData,
+                                         byte[] payload, ReplyOutcome outcome) {
+        TemplateOperation reply = TemplateOperation.reply(payload, requestHasImmediateData,
+                requestHasImmediateData ? replyImmediateData(requestImmediateData) : 0, outcome);
+        RdmaChannel target = channels.get(channel);
+        if (target == null) {
+            reply.fail(new RdmaChannelDownException(channel, ChannelState.GONE, "it left before the reply was sent"));
+            return reply.future();
+        }
+        return post(target, operationsOf(target), reply);
+    }
+
+    /** A reply's immediate data: the correlation id of a request, an application's value unchanged. */
+    private static int replyImmediateData(int requestImmediateData) {
+        return RdmaWireFormat.kind(requestImmediateData) == RdmaWireFormat.REQUEST
                 ? RdmaWireFormat.immediateData(RdmaWireFormat.REPLY, RdmaWireFormat.correlationId(requestImmediateData))
                 : requestImmediateData;
-        return post(channel, TemplateOperation.sendWithImmediate(payload, immediate));
     }
 
     /**

@@ -26,11 +26,20 @@ final class Request extends TemplateOperation {
     private int correlationId;
 
     Request(byte[] payload, PendingRequests pending, Duration timeout) {
-        super(SendOpcode.SEND_WITH_IMM, payload.length);
         this.payload = payload;
         this.pending = pending;
         this.timeout = timeout;
         this.deadline = System.nanoTime() + timeout.toNanos();
+    }
+
+    @Override
+    SendOpcode opcode() {
+        return SendOpcode.SEND_WITH_IMM;
+    }
+
+    @Override
+    int payloadLength() {
+        return payload.length;
     }
 
     int correlationId() {

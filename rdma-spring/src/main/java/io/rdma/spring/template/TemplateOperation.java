@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * One operation of the {@link RdmaTemplate}: what the caller asked for, how it fills its leased
  * buffer and work request once posted, what its completion yields, and, being the future the
  * caller holds, its outcome. Each kind keeps only its own operands in fields, rather than in
- * lambdas capturing them, so an operation costs one object on the hot path.
+ * lambdas capturing them, so an operation costs one object on the hot path, and the base class
+ * keeps none (a field here is 8 bytes more on most kinds, object sizes being multiples of 8).
  *
  * <p>A caller that gives up is never overruled: the operation is posted only if it can be
  * {@link #claim() claimed} first, and a caller's {@link #cancel}, {@link #completeExceptionally}
@@ -34,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  */
 abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object>
         permits TemplateOperation.CopyIn, TemplateOperation.WriteIn, TemplateOperation.Read, TemplateOperation.Atomic,
-        Request {
+        TemplateOperation.Reply, Request {
 
     private static final int WAITING = 0;
     private static final int POSTED = 1;
@@ -49,15 +51,8 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
     }
 
-    private final SendOpcode opcode;
-    private final int payloadLength;
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
-
-    TemplateOperation(SendOpcode opcode, int payloadLength) {
-        this.opcode = opcode;
-        this.payloadLength = payloadLength;
-    }
 
     static TemplateOperation send(byte[] payload) {
         return new CopyIn(SendOpcode.SEND, payload, null, 0);
@@ -83,6 +78,11 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         return new CopyIn(SendOpcode.RDMA_WRITE_WITH_IMM, data, target, immediateData);
     }
 
+    /** A listener's reply, {@code immediateData} sent when {@code withImmediateData}; {@code outcome} is told how it ends. */
+    static TemplateOperation reply(byte[] payload, boolean withImmediateData, int immediateData, ReplyOutcome outcome) {
+        return new Reply(withImmediateData ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND, payload, immediateData, outcome);
+    }
+
     static TemplateOperation read(RemoteBuffer source, int length) {
         return new Read(source, length);
     }
@@ -93,7 +93,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
 
     /** The operation as its failures name it. */
     String name() {
-        return switch (opcode) {
+        return switch (opcode()) {
             case SEND -> "send";
             case SEND_WITH_IMM -> "send with immediate";
             case RDMA_WRITE -> "RDMA write";
@@ -101,17 +101,14 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
             case RDMA_READ -> "RDMA read";
             case ATOMIC_CMP_AND_SWP -> "compare-and-swap";
             case ATOMIC_FETCH_AND_ADD -> "fetch-and-add";
-            default -> opcode.name();
+            default -> opcode().name();
         };
     }
 
-    SendOpcode opcode() {
-        return opcode;
-    }
+    abstract SendOpcode opcode();
 
-    int payloadLength() {
-        return payloadLength;
-    }
+    /** The bytes the operation's buffer holds: sent, written, or read into. */
+    abstract int payloadLength();
 
     /**
      * Takes the operation for posting: false when its caller gave up, and then it must not be
@@ -184,14 +181,26 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
     }
 
+    /** This operation as the future its caller holds, typed as the call's result. */
+    @SuppressWarnings("unchecked")
+    final <T extends @Nullable Object> CompletableFuture<T> future() {
+        return (CompletableFuture<T>) (CompletableFuture<?>) this;
+    }
+
     /** The template's own completion with the operation's outcome. */
     final void succeed(@Nullable Object value) {
+        settling(null);
         super.complete(value);
     }
 
     /** The template's own completion with a failure: a completion status, a refused post, a timeout. */
     final void fail(Throwable failure) {
+        settling(failure);
         super.completeExceptionally(failure);
+    }
+
+    /** Just before the template completes the future: {@code failure} null when it succeeded. */
+    void settling(@Nullable Throwable failure) {
     }
 
     /** After its caller gave up: a request forgets its correlation. True, so it can end the chains above. */
@@ -214,6 +223,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
 
     /** Whether the opcode carries immediate data: the operation's {@code immediateData} is not sent otherwise. */
     final boolean carriesImmediateData() {
+        SendOpcode opcode = opcode();
         return opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
     }
 
@@ -223,15 +233,26 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
      * {@code Integer} per reply was 16 of the 432 bytes a request/reply round trip allocated.
      */
     private static final class CopyIn extends TemplateOperation {
+        private final SendOpcode opcode;
         private final byte[] data;
         private final @Nullable RemoteBuffer target;
         private final int immediateData;
 
         CopyIn(SendOpcode opcode, byte[] data, @Nullable RemoteBuffer target, int immediateData) {
-            super(opcode, data.length);
+            this.opcode = opcode;
             this.data = data;
             this.target = target;
             this.immediateData = immediateData;
+        }
+
+        @Override
+        SendOpcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        int payloadLength() {
+            return data.length;
         }
 
         @Override
@@ -248,13 +269,26 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
 
     /** A zero-copy send: the caller's writer fills the buffer when posted. */
     private static final class WriteIn extends TemplateOperation {
+        private final SendOpcode opcode;
+        private final int length;
         private final Consumer<MemorySegment> writer;
         private final int immediateData;
 
         WriteIn(SendOpcode opcode, int length, Consumer<MemorySegment> writer, int immediateData) {
-            super(opcode, length);
+            this.opcode = opcode;
+            this.length = length;
             this.writer = writer;
             this.immediateData = immediateData;
+        }
+
+        @Override
+        SendOpcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        int payloadLength() {
+            return length;
         }
 
         @Override
@@ -266,13 +300,73 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
     }
 
+    /**
+     * A listener's reply to a message it received, a send of a {@code byte[]} with or without
+     * immediate data, whose sender (the listener's container) is told how it ended through
+     * {@code outcome} rather than by chaining a callback to its future: a chain costs about 80
+     * bytes per reply, on the path a request/reply round trip takes.
+     */
+    private static final class Reply extends TemplateOperation {
+        private final SendOpcode opcode;
+        private final byte[] data;
+        private final int immediateData;
+        private final ReplyOutcome outcome;
+
+        Reply(SendOpcode opcode, byte[] data, int immediateData, ReplyOutcome outcome) {
+            this.opcode = opcode;
+            this.data = data;
+            this.immediateData = immediateData;
+            this.outcome = outcome;
+        }
+
+        @Override
+        SendOpcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        int payloadLength() {
+            return data.length;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
+            if (carriesImmediateData()) {
+                wr.immediateData(immediateData);
+            }
+        }
+
+        @Override
+        void settling(@Nullable Throwable failure) {
+            outcome.replySettled(failure);
+        }
+
+        @Override
+        boolean gaveUp() {
+            outcome.replySettled(new CancellationException("the reply was given up before it was sent"));
+            return true;
+        }
+    }
+
     /** An RDMA read into the buffer, copied out when it completes. */
     private static final class Read extends TemplateOperation {
         private final RemoteBuffer source;
+        private final int length;
 
         Read(RemoteBuffer source, int length) {
-            super(SendOpcode.RDMA_READ, length);
             this.source = source;
+            this.length = length;
+        }
+
+        @Override
+        SendOpcode opcode() {
+            return SendOpcode.RDMA_READ;
+        }
+
+        @Override
+        int payloadLength() {
+            return length;
         }
 
         @Override
@@ -291,15 +385,26 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         private static final ValueLayout.OfLong OLD_VALUE = ValueLayout.JAVA_LONG_UNALIGNED
                 .withOrder(ByteOrder.nativeOrder());
 
+        private final SendOpcode opcode;
         private final RemoteBuffer target;
         private final long compareOrAdd;
         private final long swap;
 
         Atomic(SendOpcode opcode, RemoteBuffer target, long compareOrAdd, long swap) {
-            super(opcode, Long.BYTES);
+            this.opcode = opcode;
             this.target = target;
             this.compareOrAdd = compareOrAdd;
             this.swap = swap;
+        }
+
+        @Override
+        SendOpcode opcode() {
+            return opcode;
+        }
+
+        @Override
+        int payloadLength() {
+            return Long.BYTES;
         }
 
         @Override

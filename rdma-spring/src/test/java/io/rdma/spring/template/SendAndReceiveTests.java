@@ -42,7 +42,21 @@ class SendAndReceiveTests {
 
     @Test
     void underConcurrencyEveryReplyReachesItsOwnRequest() throws Exception {
-        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Echo.class)) {
+        everyReplyReachesItsOwnRequestUnderConcurrency(Echo.class);
+    }
+
+    /**
+     * As above, from a listener on the poller thread, whose copied messages' deliveries are
+     * reused for their buffers' next messages once their replies are sent: a delivery reused
+     * too early would answer one request with another's content.
+     */
+    @Test
+    void underConcurrencyEveryReplyFromThePollerThreadReachesItsOwnRequest() throws Exception {
+        everyReplyReachesItsOwnRequestUnderConcurrency(EchoOnPollerThread.class);
+    }
+
+    private static void everyReplyReachesItsOwnRequestUnderConcurrency(Class<?> echo) throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(echo)) {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             int threads = 8;
             int requests = 1000;
@@ -220,6 +234,13 @@ class SendAndReceiveTests {
 
     static class Echo {
         @RdmaListener(queuePair = SimulatedLoopback.SERVER)
+        byte[] echo(byte[] request) {
+            return bytes("echo " + text(request));
+        }
+    }
+
+    static class EchoOnPollerThread {
+        @RdmaListener(queuePair = SimulatedLoopback.SERVER, onPollerThread = true)
         byte[] echo(byte[] request) {
             return bytes("echo " + text(request));
         }
