@@ -184,8 +184,12 @@ public final class RdmaContextRunners {
      * the test needs, as the verbs suite's skips on siw0 do: everything else runs, and fails.
      */
     public static void assumeInfinibandTransport(IwarpLack lacks) {
-        assumeTrue(onDeviceUnderTest(device -> device.device().transportType() != TransportType.IWARP),
-                DEVICE + " is iWARP, which " + lacks.reason());
+        assumeTrue(!deviceIsIwarp(), DEVICE + " is iWARP, which " + lacks.reason());
+    }
+
+    /** Whether the device under test is iWARP (siw0). */
+    public static boolean deviceIsIwarp() {
+        return onDeviceUnderTest(device -> device.device().transportType() == TransportType.IWARP);
     }
 
     /** What {@code query} reads from the device under test, opened for it alone. */

@@ -7,6 +7,16 @@ package io.rdma.spring.channel;
  */
 public interface ChannelFollower {
 
+    /**
+     * The channel's queue pair is in INIT and its connection is about to be made; the channel
+     * stays DOWN. Receives posted now are there for the peer's first messages, which may come as
+     * soon as the connection is established, before {@link #up}: iWARP has no RNR retry to hold
+     * such a message back until a receive is posted (the connection fails), InfiniBand and RoCE
+     * only as often as the sender's RNR retry count allows. Nothing by default.
+     */
+    default void connecting(RdmaChannel channel) {
+    }
+
     /** The channel's queue pair is usable; receives may be posted (again, after a reconnection's reset emptied them). */
     void up(RdmaChannel channel);
 

@@ -27,6 +27,8 @@ public final class RdmaChannel {
     private volatile ChannelState state;
     private volatile @Nullable InetSocketAddress remote;
     private volatile @Nullable String lastFailure;
+    /** Set by {@link RdmaChannels#connecting}, cleared by the next change of state. */
+    private volatile boolean connecting;
 
     RdmaChannel(String name, String source, String declaration, QueuePair queuePair, @Nullable MemoryPool memoryPool,
                 SendTimeout sendTimeout, int poolSharers, ChannelState state) {
@@ -89,6 +91,14 @@ public final class RdmaChannel {
         return remote;
     }
 
+    /**
+     * Whether its queue pair is in INIT with its connection being made ({@link ChannelFollower#connecting}):
+     * receives may be posted, and the channel is not UP yet.
+     */
+    public boolean isConnecting() {
+        return connecting;
+    }
+
     /** Why the channel last went down or away, or null while it never did. */
     public @Nullable String lastFailure() {
         return lastFailure;
@@ -101,7 +111,12 @@ public final class RdmaChannel {
         if (failure != null) {
             lastFailure = failure;
         }
+        connecting = false;
         state = next;
+    }
+
+    void connecting() {
+        connecting = true;
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -102,7 +103,7 @@ public final class RdmaChannels {
         synchronized (changes) {
             followersBySource.computeIfAbsent(source, key -> new CopyOnWriteArrayList<>()).add(follower);
             channels.values().stream().filter(channel -> channel.source().equals(source)
-                    && channel.state() == ChannelState.UP).forEach(channel -> tell(follower, channel));
+                    && channel.state() == ChannelState.UP).forEach(channel -> tellSafely(follower, channel, RdmaChannels::tell));
         }
     }
 
@@ -129,6 +130,21 @@ public final class RdmaChannels {
         return channel;
     }
 
+    /**
+     * Channel {@code name}'s queue pair is in INIT and about to be connected: its followers may post
+     * receives now ({@link ChannelFollower#connecting}); it stays DOWN until {@link #up}.
+     */
+    public void connecting(String name) {
+        synchronized (changes) {
+            RdmaChannel channel = channels.get(name);
+            if (channel == null) {
+                throw new IllegalStateException("channel '" + name + "' is not open");
+            }
+            channel.connecting();
+            tellAll(channel, ChannelFollower::connecting);
+        }
+    }
+
     /** Channel {@code name} is connected to {@code remote}. */
     public void up(String name, InetSocketAddress remote) {
         change(name, ChannelState.UP, remote, null);
@@ -148,7 +164,7 @@ public final class RdmaChannels {
             RdmaChannel channel = channels.remove(name);
             if (channel != null) {
                 channel.moveTo(ChannelState.GONE, null, cause);
-                tellAll(channel);
+                tellAll(channel, RdmaChannels::tell);
             }
         }
     }
@@ -160,25 +176,33 @@ public final class RdmaChannels {
                 throw new IllegalStateException("channel '" + name + "' is not open");
             }
             channel.moveTo(next, remote, cause);
-            tellAll(channel);
+            tellAll(channel, RdmaChannels::tell);
         }
     }
 
-    private void tellAll(RdmaChannel channel) {
-        followersOfAll.forEach(follower -> tell(follower, channel));
-        followersBySource.getOrDefault(channel.source(), List.of()).forEach(follower -> tell(follower, channel));
+    /** Gives {@code notice} of {@code channel} to every follower of all channels, then to those of its source. */
+    private void tellAll(RdmaChannel channel, BiConsumer<ChannelFollower, RdmaChannel> notice) {
+        followersOfAll.forEach(follower -> tellSafely(follower, channel, notice));
+        followersBySource.getOrDefault(channel.source(), List.of())
+                .forEach(follower -> tellSafely(follower, channel, notice));
     }
 
     /** A failing follower is logged: it must not keep the others, or the connection, from going on. */
-    private static void tell(ChannelFollower follower, RdmaChannel channel) {
+    private static void tellSafely(ChannelFollower follower, RdmaChannel channel,
+                                   BiConsumer<ChannelFollower, RdmaChannel> notice) {
         try {
-            switch (channel.state()) {
-                case UP -> follower.up(channel);
-                case DOWN -> follower.down(channel);
-                case GONE -> follower.gone(channel);
-            }
+            notice.accept(follower, channel);
         } catch (RuntimeException e) {
             logger.error("A follower of RDMA " + channel + " failed", e);
+        }
+    }
+
+    /** Tells {@code follower} of the state {@code channel} is in now. */
+    private static void tell(ChannelFollower follower, RdmaChannel channel) {
+        switch (channel.state()) {
+            case UP -> follower.up(channel);
+            case DOWN -> follower.down(channel);
+            case GONE -> follower.gone(channel);
         }
     }
 

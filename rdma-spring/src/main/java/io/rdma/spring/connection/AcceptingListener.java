@@ -164,20 +164,40 @@ final class AcceptingListener {
                     + " if more clients should be served at once");
         }
         QueuePair qp = null;
+        String name = null;
         boolean placed = false;
         try {
             qp = freshQueuePair();
-            admit(qp, request.accept(qp, NO_PRIVATE_DATA, plan.acceptTimeout(), plan.reliability()), client);
+            name = channelFor(qp);
+            String channel = name;
+            // the channel's receives are posted with the QP in INIT, before the client can send
+            Connection connection = request.accept(qp, NO_PRIVATE_DATA, plan.acceptTimeout(), plan.reliability(),
+                    () -> channels.connecting(channel));
+            admit(name, qp, connection, client);
             placed = true;
         } catch (RuntimeException e) {
             throw new IllegalStateException((qp == null ? "no queue pair for the next peer from '"
                     + plan.queuePairSource() + "'" : "accepting a peer failed") + ": " + e.getMessage(), e);
         } finally {
             if (!placed) {
-                discard(qp);
+                discard(name, qp);
                 slots.release();
             }
         }
+    }
+
+    /**
+     * The channel the next peer is accepted on: the declared queue pair's, or, on a prototype's
+     * queue pair, a new one, DOWN, open before the handshake so that its receives are posted then.
+     */
+    private String channelFor(QueuePair qp) {
+        String declared = plan.queuePair();
+        if (declared != null) {
+            return declared;
+        }
+        String name = plan.peerChannel(acceptedCount.incrementAndGet());
+        channels.open(name, plan.name(), qp, queuePairPrototype());
+        return name;
     }
 
     private QueuePair freshQueuePair() {
@@ -191,9 +211,21 @@ final class AcceptingListener {
         return declared;
     }
 
-    /** A queue pair that was not accepted on: a prototype QP is closed, the declared one stays (reset before reuse). */
-    private void discard(@Nullable QueuePair unused) {
-        if (unused != null && plan.queuePair() == null && !unused.isClosed()) {
+    /**
+     * A queue pair no peer was admitted on: a prototype's is retired with its channel, if it had
+     * one; the declared one stays, reset before reuse, and its channel is told it is down, so the
+     * receives posted before the handshake give their buffers back.
+     */
+    private void discard(@Nullable String channel, @Nullable QueuePair unused) {
+        if (unused == null) {
+            return;
+        }
+        String cause = "accepting the peer failed";
+        if (plan.queuePair() != null) {
+            channels.down(plan.queuePair(), cause);
+        } else if (channel != null) {
+            queuePairs.retire(channel, unused, cause);
+        } else if (!unused.isClosed()) {
             unused.close();
         }
     }
@@ -203,28 +235,21 @@ final class AcceptingListener {
         return Objects.requireNonNull(plan.queuePairPrototype());
     }
 
-    /** Makes an accepted peer usable; if that fails, its connection and prototype queue pair are closed. */
-    private void admit(QueuePair qp, Connection connection, Optional<ClientIdentity> client) {
-        String declared = plan.queuePair();
-        boolean prototype = declared == null;
-        String name = declared != null ? declared : plan.peerChannel(acceptedCount.incrementAndGet());
+    /**
+     * Makes a peer accepted on channel {@code name} usable; if that fails, its connection is closed
+     * (and the caller discards the queue pair).
+     */
+    private void admit(String name, QueuePair qp, Connection connection, Optional<ClientIdentity> client) {
         Peer peer = new Peer(name, qp, connection.remoteAddress(), connection, client);
         try {
-            if (prototype) {
-                channels.open(name, plan.name(), qp, queuePairPrototype());
-            }
             peers.add(peer);
             queuePairs.watch(qp, reason -> threads.execute(() -> letGo(peer, reason, false)));
             // on the provider's event thread: the letting go runs on a connection thread
             connection.onPeerDisconnect(gone -> threads.execute(() -> letGo(peer, "the peer disconnected", true)));
         } catch (RuntimeException e) {
             peers.remove(peer);
+            queuePairs.unwatch(qp);
             connection.close();
-            if (prototype) {
-                queuePairs.retire(name, qp, "admitting the peer failed: " + e.getMessage());
-            } else {
-                queuePairs.unwatch(qp);
-            }
             throw e;
         }
         logger.info("RDMA listener '" + plan.name() + "' accepted " + connection.remoteAddress() + " on queue pair '"

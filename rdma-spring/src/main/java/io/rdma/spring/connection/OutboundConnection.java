@@ -189,13 +189,23 @@ final class OutboundConnection {
         }
         Connection established;
         InetSocketAddress remote;
+        AtomicBoolean receivesPosted = new AtomicBoolean();
         try {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
             }
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
-            established = manager.connect(remote, qp, identity.privateData(), plan.timeout(), plan.reliability());
+            // the channel's receives are posted with the QP in INIT, before the listener can send
+            established = manager.connect(remote, qp, identity.privateData(), plan.timeout(), plan.reliability(),
+                    () -> {
+                        receivesPosted.set(true);
+                        channels.connecting(plan.queuePair());
+                    });
         } catch (VerbsException | UnknownHostException e) {
+            if (receivesPosted.get()) {
+                // their buffers go back to the pool; the next attempt resets the QP
+                channels.down(plan.queuePair(), "connecting failed: " + e.getMessage());
+            }
             lastFailure = e.getMessage();
             if (configuredTry) {
                 logger.warn("RDMA connection '" + plan.name() + "': attempt " + attempt + " failed: " + e.getMessage());

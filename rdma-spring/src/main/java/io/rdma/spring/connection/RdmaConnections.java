@@ -315,9 +315,13 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         return threads.isRunning();
     }
 
-    /** After the pollers, so a connection's first completions have a poller; stopped before them. */
+    /**
+     * After the pollers, so a connection's first completions have a poller, and after the listener
+     * processor, so the receives of a channel's listeners are posted as its connection is being
+     * made; stopped before both.
+     */
     @Override
     public int getPhase() {
-        return CompletionPollers.PHASE + 1;
+        return CompletionPollers.PHASE + 2;
     }
 }

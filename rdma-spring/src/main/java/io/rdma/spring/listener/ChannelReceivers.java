@@ -16,7 +16,8 @@ import java.util.function.Consumer;
 /**
  * The receiving side of every channel that has a listener or awaits replies: one
  * {@link ReceiveContainer} per channel, made when a listener or the template first needs it, and
- * kept in step with the channel: filled when it comes up, emptied (its buffers back in the pool)
+ * kept in step with the channel: filled when its connection is being made (its queue pair in INIT,
+ * before the peer can send) or it comes up, emptied (its buffers back in the pool)
  * when it goes down, forgotten when it is gone. A channel that neither a listener nor a request
  * uses gets no receives from here: its queue pair is the application's to post to.
  */
@@ -29,6 +30,11 @@ public final class ChannelReceivers implements ChannelReplies {
     public ChannelReceivers(RdmaChannels channels, CompletionRouter router) {
         this.router = router;
         channels.followAll(new ChannelFollower() {
+            @Override
+            public void connecting(RdmaChannel channel) {
+                up(channel); // filled before the handshake, so the peer's first messages find receives
+            }
+
             @Override
             public void up(RdmaChannel channel) {
                 ReceiveContainer container = containers.get(channel.name());
@@ -72,7 +78,7 @@ public final class ChannelReceivers implements ChannelReplies {
 
     /**
      * The channel's container, made on first use, given its receiver by {@code setup}, and then, if
-     * the channel is up, filled: a message that arrives finds whom it is for. Made under the map's
+     * the channel is up or connecting, filled: a message that arrives finds whom it is for. Made under the map's
      * lock for the name, so a channel gets one container however many ask at once; the state is
      * read after the container is in the map, so a channel that comes up meanwhile is filled either
      * here or by the follower (filling twice does nothing more).
@@ -90,7 +96,7 @@ public final class ChannelReceivers implements ChannelReplies {
             return new ReceiveContainer(channel, pool, unhandled, router);
         });
         setup.accept(container);
-        if (channel.state() == ChannelState.UP) {
+        if (channel.state() == ChannelState.UP || channel.isConnecting()) {
             container.start();
         }
     }

@@ -40,13 +40,14 @@ import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds {@link RdmaListener} methods on beans and, once the connections are up, makes each an
+ * Finds {@link RdmaListener} methods on beans and, before the connections start, makes each an
  * {@link RdmaListenerContainer} in the {@link RdmaListenerEndpointRegistry}: every name the
  * annotation gives is checked (a wrong one fails the start with an
  * {@link UnknownRdmaNameException} naming the method, the nearest name and all declared), and
  * {@link ChannelReceivers} hands the messages of each channel it listens on to it: the declared
  * queue pair's channel, or the channel of every peer a listener with a queue pair prototype
- * accepts, or of every instance a service connection connects. Receive queues fill from then on;
+ * accepts, or of every instance a service connection connects. Receive queues fill as each channel
+ * connects (before its handshake) or is up;
  * the containers start invoking once the context has refreshed. At stop (the context closes, the
  * containers have drained) every container gives back what still waits. The resources are looked
  * up lazily: a post-processor is created before ordinary beans, {@code RdmaResources} among them.
@@ -188,6 +189,11 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         ChannelReceivers receiving = receivers.getObject();
         return new ChannelFollower() {
             @Override
+            public void connecting(RdmaChannel peer) {
+                receiving.listen(peer, invoker); // receives posted before the handshake, for the peer's first messages
+            }
+
+            @Override
             public void up(RdmaChannel peer) {
                 receiving.listen(peer, invoker);
             }
@@ -302,9 +308,15 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         return running;
     }
 
-    /** After the connections: receives can only be posted to a QP past RESET. */
+    /**
+     * Before the connections: a channel's receives are posted while its connection is being made
+     * ({@link io.rdma.spring.channel.ChannelFollower#connecting}), its queue pair in INIT, so the
+     * listeners must follow the channels by then. A peer's first message that found no receive
+     * would be held back by RNR retries on InfiniBand and RoCE (while the sender's retry count
+     * allows) and end the connection on iWARP, which has none.
+     */
     @Override
     public int getPhase() {
-        return CompletionPollers.PHASE + 2;
+        return CompletionPollers.PHASE + 1;
     }
 }

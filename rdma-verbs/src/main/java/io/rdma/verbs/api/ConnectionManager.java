@@ -103,9 +103,28 @@ public final class ConnectionManager {
      */
     public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout,
                               ReliabilitySettings reliability) throws InterruptedException {
+        return connect(remote, qp, privateData, timeout, reliability, () -> { });
+    }
+
+    /**
+     * {@link #connect(InetSocketAddress, QueuePair, byte[], Duration, ReliabilitySettings)}, running
+     * {@code beforeHandshake} once {@code qp} is in INIT, before the connection request goes out:
+     * where to post the receives for the peer's first messages. The peer may send as soon as the
+     * connection is established, which it can see before this call returns; an iWARP QP has no RNR
+     * retry to hold a message back until a receive is posted (the connection fails), an InfiniBand
+     * or RoCE QP only as often as the sender's RNR retry count allows. A failure
+     * {@code beforeHandshake} throws fails the connect with it.
+     *
+     * @throws VerbsException as {@link #connect(InetSocketAddress, QueuePair, byte[], Duration, ReliabilitySettings)}
+     * @throws ResourceClosedException when the context or {@code qp} is closed, before or during the connect
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public Connection connect(InetSocketAddress remote, QueuePair qp, byte[] privateData, Duration timeout,
+                              ReliabilitySettings reliability, Runnable beforeHandshake) throws InterruptedException {
         QpHandle qpHandle = connectable(qp, reliability, "rdma_connect");
         requireActivePort(remote);
-        return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos(), reliability));
+        return register(qp, handle.connect(remote, qpHandle, privateData.clone(), timeout.toNanos(), reliability,
+                beforeHandshake));
     }
 
     /**

@@ -52,6 +52,24 @@ public final class ConnectionRequest implements AutoCloseable {
      */
     public Connection accept(QueuePair qp, byte[] privateData, Duration handshakeTimeout,
                              ReliabilitySettings reliability) throws InterruptedException {
+        return accept(qp, privateData, handshakeTimeout, reliability, () -> { });
+    }
+
+    /**
+     * {@link #accept(QueuePair, byte[], Duration, ReliabilitySettings)}, running
+     * {@code beforeHandshake} once {@code qp} is in INIT, before the reply goes out: where to post
+     * the receives for the client's first messages, which it may send as soon as it sees the
+     * connection established, before this call returns (see
+     * {@link ConnectionManager#connect(InetSocketAddress, QueuePair, byte[], Duration, ReliabilitySettings, Runnable)}).
+     * A failure {@code beforeHandshake} throws fails the accept with it, and rejects the request.
+     *
+     * @throws VerbsException as {@link #accept(QueuePair, byte[], Duration, ReliabilitySettings)}
+     * @throws IllegalStateException when the request was accepted or rejected already
+     * @throws ResourceClosedException when the listener, its context or {@code qp} is closed
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public Connection accept(QueuePair qp, byte[] privateData, Duration handshakeTimeout,
+                             ReliabilitySettings reliability, Runnable beforeHandshake) throws InterruptedException {
         decide();
         ConnectionManager manager = listener.manager();
         QpHandle qpHandle;
@@ -63,7 +81,7 @@ public final class ConnectionRequest implements AutoCloseable {
             throw e;
         }
         return manager.register(qp, handle.accept(qpHandle, privateData.clone(), handshakeTimeout.toNanos(),
-                reliability));
+                reliability, beforeHandshake));
     }
 
     /**

@@ -23,10 +23,12 @@ public interface ConnectionManagerHandle {
 
     /**
      * {@code rdma_resolve_addr}, {@code rdma_resolve_route} and {@code rdma_connect} to
-     * {@code remote} for {@code qp}, which is in RTS when this returns.
+     * {@code remote} for {@code qp}, which is in RTS when this returns. {@code beforeHandshake}
+     * runs once {@code qp} is in INIT, before the connection request goes out; a failure it
+     * throws fails the connect.
      */
     ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos,
-                             ReliabilitySettings reliability) throws InterruptedException;
+                             ReliabilitySettings reliability, Runnable beforeHandshake) throws InterruptedException;
 
     /** A listening {@code rdma_cm_id}. */
     interface ListenerHandle {
@@ -56,10 +58,11 @@ public interface ConnectionManagerHandle {
         /**
          * Moves {@code qp} to RTS for the request, {@code rdma_accept}s it with {@code privateData}
          * and waits up to {@code handshakeNanos} for {@code RDMA_CM_EVENT_ESTABLISHED}; on a
-         * failure the request is rejected and its id released.
+         * failure the request is rejected and its id released. {@code beforeHandshake} runs once
+         * {@code qp} is in INIT, before the reply goes out; a failure it throws fails the accept.
          */
-        ConnectionHandle accept(QpHandle qp, byte[] privateData, long handshakeNanos, ReliabilitySettings reliability)
-                throws InterruptedException;
+        ConnectionHandle accept(QpHandle qp, byte[] privateData, long handshakeNanos, ReliabilitySettings reliability,
+                                Runnable beforeHandshake) throws InterruptedException;
 
         /** {@code rdma_reject} (the client's connect fails with ECONNREFUSED) and {@code rdma_destroy_id}. */
         void reject();

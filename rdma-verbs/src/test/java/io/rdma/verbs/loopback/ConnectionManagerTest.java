@@ -26,8 +26,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -231,6 +233,87 @@ class ConnectionManagerTest {
             InetSocketAddress taken = new InetSocketAddress(portAddress(), listener.localAddress().getPort());
             VerbsErrors.expectFailure("rdma_bind_addr", Errno.EADDRINUSE, () -> cm.listen(taken, 1));
         }
+    }
+
+    /**
+     * Each side posts its receive in the hook that runs with its QP in INIT, before its handshake
+     * message goes out, and sends the moment its connect or accept returns: the other side's
+     * receive is there although it could not have posted one after its own call returned, and
+     * with no RNR retry (on iWARP there is none at all) a message that finds no receive fails.
+     */
+    @Test
+    void receivesPostedBeforeTheHandshakeTakeThePeersFirstMessage() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        MemoryRegion serverBuffer = fabric.region(4096);
+        MemoryRegion clientBuffer = fabric.region(4096);
+        ReliabilitySettings noRnrRetry = fabric.isIwarp() ? ReliabilitySettings.deviceDefaults()
+                : new ReliabilitySettings(null, null, 0, null);
+        List<QueuePairState> statesInTheHook = new CopyOnWriteArrayList<>();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Connection> accepted = server.submit(() -> {
+                try (ConnectionRequest request = listener.nextRequest(LoopbackFabric.WAIT).orElseThrow()) {
+                    Connection serverSide = request.accept(serverQp, new byte[0], LoopbackFabric.WAIT, noRnrRetry,
+                            () -> receiveInto(serverQp, serverBuffer, statesInTheHook));
+                    sendFrom(serverQp, serverBuffer, "first from the server");
+                    return serverSide;
+                }
+            });
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()),
+                    clientQp, new byte[0], LoopbackFabric.WAIT, noRnrRetry,
+                    () -> receiveInto(clientQp, clientBuffer, statesInTheHook))) {
+                sendFrom(clientQp, clientBuffer, "first from the client");
+                try (Connection serverSide = accepted.get(20, TimeUnit.SECONDS)) {
+                    assertThat(statesInTheHook).containsExactly(QueuePairState.INIT, QueuePairState.INIT);
+                    assertThat(Completions.await(serverQp.receiveCompletionQueue(), 2))
+                            .extracting(Completion::status).containsOnly(CompletionStatus.SUCCESS);
+                    assertThat(Completions.await(clientQp.receiveCompletionQueue(), 2))
+                            .extracting(Completion::status).containsOnly(CompletionStatus.SUCCESS);
+                    assertThat(serverBuffer.segment().getString(0)).isEqualTo("first from the client");
+                    assertThat(clientBuffer.segment().getString(0)).isEqualTo("first from the server");
+                }
+            }
+        }
+    }
+
+    /**
+     * The control of the test above: without a receive, a first message sent with no RNR retry
+     * fails with RNR_RETRY_EXC_ERR (verbs manual §6.2.3), so the receives the hook posted are
+     * what took them there. iWARP has no RNR NAK to show it.
+     */
+    @Test
+    void aFirstMessageThatFindsNoReceiveFailsWithoutRnrRetries() throws Exception {
+        assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is iWARP, which has no RNR retry count or NAK");
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        MemoryRegion clientBuffer = fabric.region(4096);
+        ReliabilitySettings noRnrRetry = new ReliabilitySettings(null, null, 0, null);
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, noRnrRetry));
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(), listener.localAddress().getPort()),
+                    clientQp, new byte[0], LoopbackFabric.WAIT, noRnrRetry);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                sendFrom(clientQp, clientBuffer, "first from the client");
+                assertThat(Completions.awaitOne(clientQp.sendCompletionQueue()).status())
+                        .isEqualTo(CompletionStatus.RNR_RETRY_EXC_ERR);
+            }
+        }
+    }
+
+    /** Posts a receive into the first half of {@code buffer}, noting the QP's state. */
+    private static void receiveInto(QueuePair qp, MemoryRegion buffer, List<QueuePairState> states) {
+        states.add(qp.state());
+        qp.postReceive(new ReceiveWorkRequest().wrId(1).addSge(buffer, 0, 2048));
+    }
+
+    /** Sends {@code text} from the second half of {@code buffer}, signaled. */
+    private static void sendFrom(QueuePair qp, MemoryRegion buffer, String text) {
+        buffer.segment().setString(2048, text);
+        qp.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED))
+                .addSge(buffer, 2048, text.length() + 1));
     }
 
     @Test

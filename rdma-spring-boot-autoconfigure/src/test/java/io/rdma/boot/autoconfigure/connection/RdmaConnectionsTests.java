@@ -41,6 +41,7 @@ import io.rdma.verbs.provider.simulated.FabricControl;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -103,6 +104,38 @@ class RdmaConnectionsTests {
         Map<ResourceKind, Long> live = recorder.verbs().liveObjects();
         assertThat(live).containsKeys(ResourceKind.CONNECTION, ResourceKind.CONNECTION_LISTENER);
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    /**
+     * Each side sends its first message the moment it is up (the client on its connection's UP
+     * event, the listener on its peer's), which can be before the other side's connect or accept
+     * has returned: the receives each side posted before its handshake take them. With no RNR
+     * retry declared (iWARP has none at all) a message that came before them would fail. A
+     * follower of the peers' channels that takes 300 ms over each UP holds the listener's side
+     * back, as a busy host may, so that receives posted only once the peer is up come too late.
+     */
+    @Test
+    void firstMessagesSentTheMomentAConnectionIsUpFindTheirReceives() {
+        String pd = RdmaContextRunners.DEVICE_PROPERTY + ".protection-domains.pd0";
+        String[] noRnrRetry = RdmaContextRunners.deviceIsIwarp() ? new String[0] : new String[] {
+                pd + ".queue-pairs.client.reliability.rnr-retry=0",
+                pd + ".queue-pair-prototypes.echo-peer.reliability.rnr-retry=0"};
+        RdmaContextRunners.runner("connected").withPropertyValues(noRnrRetry)
+                .withUserConfiguration(EchoConfiguration.class).withBean(SlowToFollowPeers.class)
+                .withBean(SendsWhenUp.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Replies replies = context.getBean(Replies.class);
+                    List<String> received = new ArrayList<>();
+                    for (int i = 0; i < 2; i++) {
+                        ReceivedMessage message = replies.of("client").poll(10, TimeUnit.SECONDS);
+                        assertThat(message).as("message %d on the client", i + 1).isNotNull();
+                        received.add(new String(message.payload(), StandardCharsets.UTF_8));
+                    }
+                    assertThat(received).containsExactlyInAnyOrder("welcome", "FIRST");
+                    for (CompletableFuture<Void> sent : context.getBean(SendsWhenUp.class).sends) {
+                        assertThat(sent).succeedsWithin(Duration.ofSeconds(10));
+                    }
+                });
     }
 
     @Test
@@ -551,6 +584,48 @@ class RdmaConnectionsTests {
             if (event.newState() == ConnectionState.UP) {
                 RdmaChannel channel = channels.get(event.queuePair());
                 seen.add(event.queuePair() + " " + (channel == null ? "absent" : channel.state()));
+            }
+        }
+    }
+
+    /** Takes 300 ms over each peer of listener 'echo' that comes up, before the followers of the listener's channels hear of it. */
+    static final class SlowToFollowPeers {
+
+        SlowToFollowPeers(RdmaChannels channels) {
+            channels.followAll(new ChannelFollower() {
+                @Override
+                public void up(RdmaChannel channel) {
+                    if (channel.source().equals("echo")) {
+                        try {
+                            Thread.sleep(300);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
+
+                @Override
+                public void down(RdmaChannel channel) {
+                }
+            });
+        }
+    }
+
+    /** Sends on each channel the moment it is up: "first" from the client, "welcome" to each peer. */
+    static final class SendsWhenUp {
+
+        final List<CompletableFuture<Void>> sends = new CopyOnWriteArrayList<>();
+        private final RdmaTemplate template;
+
+        SendsWhenUp(RdmaTemplate template) {
+            this.template = template;
+        }
+
+        @EventListener
+        void changed(RdmaConnectionStateChangedEvent event) {
+            if (event.newState() == ConnectionState.UP) {
+                String first = event.queuePair().equals("client") ? "first" : "welcome";
+                sends.add(template.send(event.queuePair(), first.getBytes(StandardCharsets.UTF_8)));
             }
         }
     }

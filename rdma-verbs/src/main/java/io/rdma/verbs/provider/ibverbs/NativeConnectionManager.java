@@ -87,7 +87,8 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
 
     @Override
     public ConnectionHandle connect(InetSocketAddress destination, QpHandle qp, byte[] privateData, long timeoutNanos,
-                                    ReliabilitySettings reliability) throws InterruptedException {
+                                    ReliabilitySettings reliability, Runnable beforeHandshake)
+            throws InterruptedException {
         checkPrivateData(privateData, "rdma_connect");
         InetSocketAddress remote = loopback.routable(destination);
         long deadline = System.nanoTime() + timeoutNanos;
@@ -102,6 +103,7 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             id.await(rdma_h.RDMA_CM_EVENT_ROUTE_RESOLVED(), "rdma_resolve_route", deadline, detail);
             NativeQp nativeQp = (NativeQp) qp;
             moveTo(id, nativeQp, QueuePairState.INIT, reliability);
+            beforeHandshake.run();
             CONNECT.status(detail, id.segment(), connectionParameters(nativeQp, privateData, reliability, arena));
             if (context.transportType() == TransportType.IWARP) {
                 // iWARP's connection manager hands the TCP stream to the QP and moves it to RTS itself
@@ -282,13 +284,15 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
 
         @Override
         public ConnectionHandle accept(QpHandle qp, byte[] acceptData, long handshakeNanos,
-                                       ReliabilitySettings reliability) throws InterruptedException {
+                                       ReliabilitySettings reliability, Runnable beforeHandshake)
+                throws InterruptedException {
             long deadline = System.nanoTime() + handshakeNanos;
             try (Arena arena = Arena.ofConfined()) {
                 checkPrivateData(acceptData, "rdma_accept");
                 requireThisDevice(child, "rdma_accept", detail);
                 NativeQp nativeQp = (NativeQp) qp;
                 moveTo(child, nativeQp, QueuePairState.INIT, reliability);
+                beforeHandshake.run();
                 moveTo(child, nativeQp, QueuePairState.RTR, reliability);
                 moveTo(child, nativeQp, QueuePairState.RTS, reliability);
                 ACCEPT.status(detail, child.segment(), connectionParameters(nativeQp, acceptData, reliability, arena));

@@ -259,8 +259,9 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
 
     @Override
     public ConnectionHandle connect(java.net.InetSocketAddress remote, QpHandle qp, byte[] privateData,
-                                    long timeoutNanos, ReliabilitySettings reliability) throws InterruptedException {
-        return connectionManager.connect(remote, qp, privateData, timeoutNanos, reliability);
+                                    long timeoutNanos, ReliabilitySettings reliability, Runnable beforeHandshake)
+            throws InterruptedException {
+        return connectionManager.connect(remote, qp, privateData, timeoutNanos, reliability, beforeHandshake);
     }
 
     @Override

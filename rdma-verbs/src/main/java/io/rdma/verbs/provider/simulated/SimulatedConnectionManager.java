@@ -119,7 +119,8 @@ final class SimulatedConnectionManager {
     }
 
     ConnectionHandle connect(SimulatedContext context, InetSocketAddress remote, SimulatedQp qp, byte[] privateData,
-                             long timeoutNanos, ReliabilitySettings reliability) throws InterruptedException {
+                             long timeoutNanos, ReliabilitySettings reliability, Runnable beforeHandshake)
+            throws InterruptedException {
         InetAddress ip = remote.getAddress();
         SimulatedHost host = context.device().host();
         SimulatedPort local = firstPort(context.device());
@@ -130,6 +131,9 @@ final class SimulatedConnectionManager {
                     + ipv4Of(local) + " here) or to 127.0.0.1; sessions reach one another only on a SharedFabric"
                     + " of the same name");
         }
+        // as librdmacm does once the route is resolved: the QP is in INIT before the request goes out
+        toInit(qp, local);
+        beforeHandshake.run();
         Listener listener = find(remote.getPort(), ip, target);
         if (listener == null) {
             throw new VerbsException("rdma_connect", Errno.ECONNREFUSED, "nobody listens on " + remote,
@@ -199,8 +203,15 @@ final class SimulatedConnectionManager {
         }
     }
 
+    /** RESET → INIT on {@code local}, with the access flags rdma_cm gives a connected QP. */
+    private static void toInit(SimulatedQp qp, SimulatedPort local) {
+        qp.modify(QueuePairAttributes.builder().state(QueuePairState.INIT).port(local.number()).pkeyIndex(0)
+                .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+                        AccessFlag.REMOTE_ATOMIC)).build());
+    }
+
     /**
-     * RESET → INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute, the
+     * INIT → RTR → RTS towards the peer, with the attributes rdma_cm would compute, the
      * reliability attributes {@code reliability} sets in place of rdma_cm's.
      */
     // effective is reliability.or(CONNECTION_MANAGER_DEFAULTS), which sets all four: none is null
@@ -208,8 +219,8 @@ final class SimulatedConnectionManager {
     private static void walkToReadyToSend(SimulatedQp qp, SimulatedPort local, SimulatedQp peer, SimulatedPort remote,
                                           int remotePsn, int localPsn, ReliabilitySettings reliability) {
         ReliabilitySettings effective = reliability.or(CONNECTION_MANAGER_DEFAULTS);
-        if (qp.state() != QueuePairState.RESET) {
-            throw Failures.invalid("rdma_connect", "QP 0x" + Integer.toHexString(qp.qpNumber()) + " left RESET "
+        if (qp.state() != QueuePairState.INIT) {
+            throw Failures.invalid("rdma_connect", "QP 0x" + Integer.toHexString(qp.qpNumber()) + " left INIT "
                     + "while connecting");
         }
         boolean global = local.isEthernet() || remote.isEthernet();
@@ -218,9 +229,6 @@ final class SimulatedConnectionManager {
                 : AddressVector.ofLid(remote.lid(), local.number());
         Mtu mtu = local.device().spec().mtu().min(remote.device().spec().mtu());
         int rdAtomic = Math.min(MAX_RD_ATOMIC, local.device().spec().maxQpRdAtom());
-        qp.modify(QueuePairAttributes.builder().state(QueuePairState.INIT).port(local.number()).pkeyIndex(0)
-                .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
-                        AccessFlag.REMOTE_ATOMIC)).build());
         qp.modify(QueuePairAttributes.builder().state(QueuePairState.RTR).addressVector(path).pathMtu(mtu)
                 .destQpNumber(peer.qpNumber()).receivePsn(remotePsn).maxDestRdAtomic(rdAtomic)
                 .minRnrTimer(effective.rnrTimer()).build());
@@ -324,14 +332,17 @@ final class SimulatedConnectionManager {
 
         @Override
         public ConnectionHandle accept(QpHandle qpHandle, byte[] privateData, long handshakeNanos,
-                                       ReliabilitySettings reliability) throws InterruptedException {
+                                       ReliabilitySettings reliability, Runnable beforeHandshake)
+                throws InterruptedException {
             SimulatedQp qp = (SimulatedQp) qpHandle;
             long deadline = System.nanoTime() + handshakeNanos;
             int psn = ThreadLocalRandom.current().nextInt(1 << 24);
             try {
+                toInit(qp, listener.port);
+                beforeHandshake.run();
                 walkToReadyToSend(qp, listener.port, request.clientQp, request.clientPort, request.psn, psn,
                         reliability);
-            } catch (VerbsException e) {
+            } catch (RuntimeException e) {
                 reject();
                 throw e;
             }
@@ -355,6 +366,10 @@ final class SimulatedConnectionManager {
                 abandon(serverSide, qp);
                 throw new VerbsException("rdma_accept", Errno.ECONNRESET, "the client at "
                         + request.clientAddress + " did not establish the connection", "retry the accept");
+            } catch (InterruptedException e) {
+                // as librdmacm's id is released when the wait for ESTABLISHED is interrupted: nothing is left behind
+                abandon(serverSide, qp);
+                throw e;
             }
             return serverSide;
         }

@@ -159,9 +159,10 @@ final class SimulatedContext implements ContextHandle, ConnectionManagerHandle {
 
     @Override
     public ConnectionHandle connect(InetSocketAddress remote, QpHandle qp, byte[] privateData, long timeoutNanos,
-                                    ReliabilitySettings reliability) throws InterruptedException {
+                                    ReliabilitySettings reliability, Runnable beforeHandshake)
+            throws InterruptedException {
         return device.fabric().connections().connect(this, remote, (SimulatedQp) qp, privateData, timeoutNanos,
-                reliability);
+                reliability, beforeHandshake);
     }
 
     @Override
