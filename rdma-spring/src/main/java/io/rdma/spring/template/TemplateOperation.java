@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  */
 abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object>
         permits TemplateOperation.CopyIn, TemplateOperation.WriteIn, TemplateOperation.Read, TemplateOperation.Atomic,
-        TemplateOperation.Reply, Request {
+        Request {
 
     private static final int WAITING = 0;
     private static final int POSTED = 1;
@@ -55,11 +55,11 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     private volatile int state;
 
     static TemplateOperation send(byte[] payload) {
-        return new CopyIn(SendOpcode.SEND, payload, null, 0);
+        return new CopyIn(SendOpcode.SEND, payload, 0);
     }
 
     static TemplateOperation sendWithImmediate(byte[] payload, int immediateData) {
-        return new CopyIn(SendOpcode.SEND_WITH_IMM, payload, null, immediateData);
+        return new CopyIn(SendOpcode.SEND_WITH_IMM, payload, immediateData);
     }
 
     static TemplateOperation send(int length, Consumer<MemorySegment> writer) {
@@ -71,11 +71,11 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     }
 
     static TemplateOperation write(byte[] data, RemoteBuffer target) {
-        return new CopyIn(SendOpcode.RDMA_WRITE, data, target, 0);
+        return new RemoteCopyIn(SendOpcode.RDMA_WRITE, data, target, 0);
     }
 
     static TemplateOperation writeWithImmediate(byte[] data, RemoteBuffer target, int immediateData) {
-        return new CopyIn(SendOpcode.RDMA_WRITE_WITH_IMM, data, target, immediateData);
+        return new RemoteCopyIn(SendOpcode.RDMA_WRITE_WITH_IMM, data, target, immediateData);
     }
 
     /** A listener's reply, {@code immediateData} sent when {@code withImmediateData}; {@code outcome} is told how it ends. */
@@ -228,42 +228,80 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     }
 
     /**
-     * A send or RDMA write of a {@code byte[]}, copied into the buffer when posted. Its immediate
-     * data is a plain {@code int}, not boxed: a reply's correlation id is no small number, and an
+     * A send of a {@code byte[]}, copied into the buffer when posted. Its immediate data is a
+     * plain {@code int}, not boxed: a reply's correlation id is no small number, and an
      * {@code Integer} per reply was 16 of the 432 bytes a request/reply round trip allocated.
      */
-    private static final class CopyIn extends TemplateOperation {
+    private static sealed class CopyIn extends TemplateOperation permits RemoteCopyIn, Reply {
         private final SendOpcode opcode;
         private final byte[] data;
-        private final @Nullable RemoteBuffer target;
         private final int immediateData;
 
-        CopyIn(SendOpcode opcode, byte[] data, @Nullable RemoteBuffer target, int immediateData) {
+        CopyIn(SendOpcode opcode, byte[] data, int immediateData) {
             this.opcode = opcode;
             this.data = data;
-            this.target = target;
             this.immediateData = immediateData;
         }
 
         @Override
-        SendOpcode opcode() {
+        final SendOpcode opcode() {
             return opcode;
         }
 
         @Override
-        int payloadLength() {
+        final int payloadLength() {
             return data.length;
         }
 
         @Override
         void prepare(PooledBuffer buffer, SendWorkRequest wr) {
             MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
-            if (target != null) {
-                wr.remote(target);
-            }
             if (carriesImmediateData()) {
                 wr.immediateData(immediateData);
             }
+        }
+    }
+
+    /** An RDMA write of a {@code byte[]}: copied in as a send is, and addressed to remote memory. */
+    private static final class RemoteCopyIn extends CopyIn {
+        private final RemoteBuffer target;
+
+        RemoteCopyIn(SendOpcode opcode, byte[] data, RemoteBuffer target, int immediateData) {
+            super(opcode, data, immediateData);
+            this.target = target;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+            super.prepare(buffer, wr);
+            wr.remote(target);
+        }
+    }
+
+    /**
+     * A listener's reply to a message it received, a send of a {@code byte[]} with or without
+     * immediate data, whose sender (the listener's container) is told how it ended through
+     * {@code outcome} rather than by chaining a callback to its future: a chain costs about 80
+     * bytes per reply, on the path a request/reply round trip takes. (40 bytes with the outcome,
+     * as a send is: objects take multiples of 8.)
+     */
+    private static final class Reply extends CopyIn {
+        private final ReplyOutcome outcome;
+
+        Reply(SendOpcode opcode, byte[] data, int immediateData, ReplyOutcome outcome) {
+            super(opcode, data, immediateData);
+            this.outcome = outcome;
+        }
+
+        @Override
+        void settling(@Nullable Throwable failure) {
+            outcome.replySettled(failure);
+        }
+
+        @Override
+        boolean gaveUp() {
+            outcome.replySettled(new CancellationException("the reply was given up before it was sent"));
+            return true;
         }
     }
 
@@ -297,55 +335,6 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
             if (carriesImmediateData()) {
                 wr.immediateData(immediateData);
             }
-        }
-    }
-
-    /**
-     * A listener's reply to a message it received, a send of a {@code byte[]} with or without
-     * immediate data, whose sender (the listener's container) is told how it ended through
-     * {@code outcome} rather than by chaining a callback to its future: a chain costs about 80
-     * bytes per reply, on the path a request/reply round trip takes.
-     */
-    private static final class Reply extends TemplateOperation {
-        private final SendOpcode opcode;
-        private final byte[] data;
-        private final int immediateData;
-        private final ReplyOutcome outcome;
-
-        Reply(SendOpcode opcode, byte[] data, int immediateData, ReplyOutcome outcome) {
-            this.opcode = opcode;
-            this.data = data;
-            this.immediateData = immediateData;
-            this.outcome = outcome;
-        }
-
-        @Override
-        SendOpcode opcode() {
-            return opcode;
-        }
-
-        @Override
-        int payloadLength() {
-            return data.length;
-        }
-
-        @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
-            MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
-            if (carriesImmediateData()) {
-                wr.immediateData(immediateData);
-            }
-        }
-
-        @Override
-        void settling(@Nullable Throwable failure) {
-            outcome.replySettled(failure);
-        }
-
-        @Override
-        boolean gaveUp() {
-            outcome.replySettled(new CancellationException("the reply was given up before it was sent"));
-            return true;
         }
     }
 
