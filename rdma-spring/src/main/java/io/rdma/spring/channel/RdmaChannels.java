@@ -136,10 +136,7 @@ public final class RdmaChannels {
      */
     public void connecting(String name) {
         synchronized (changes) {
-            RdmaChannel channel = channels.get(name);
-            if (channel == null) {
-                throw new IllegalStateException("channel '" + name + "' is not open");
-            }
+            RdmaChannel channel = existing(name);
             channel.connecting();
             tellAll(channel, ChannelFollower::connecting);
         }
@@ -171,13 +168,19 @@ public final class RdmaChannels {
 
     private void change(String name, ChannelState next, @Nullable InetSocketAddress remote, @Nullable String cause) {
         synchronized (changes) {
-            RdmaChannel channel = channels.get(name);
-            if (channel == null) {
-                throw new IllegalStateException("channel '" + name + "' is not open");
-            }
+            RdmaChannel channel = existing(name);
             channel.moveTo(next, remote, cause);
             tellAll(channel, RdmaChannels::tell);
         }
+    }
+
+    /** Channel {@code name}, which a connection changes and so must be open. */
+    private RdmaChannel existing(String name) {
+        RdmaChannel channel = channels.get(name);
+        if (channel == null) {
+            throw new IllegalStateException("channel '" + name + "' is not open");
+        }
+        return channel;
     }
 
     /** Gives {@code notice} of {@code channel} to every follower of all channels, then to those of its source. */

@@ -1,5 +1,6 @@
 package io.rdma.spring.connection;
 
+import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.verbs.api.Connection;
@@ -189,7 +190,6 @@ final class OutboundConnection {
         }
         Connection established;
         InetSocketAddress remote;
-        AtomicBoolean receivesPosted = new AtomicBoolean();
         try {
             if (qp.state() != QueuePairState.RESET) {
                 qp.reset();
@@ -197,12 +197,10 @@ final class OutboundConnection {
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
             // the channel's receives are posted with the QP in INIT, before the listener can send
             established = manager.connect(remote, qp, identity.privateData(), plan.timeout(), plan.reliability(),
-                    () -> {
-                        receivesPosted.set(true);
-                        channels.connecting(plan.queuePair());
-                    });
+                    () -> channels.connecting(plan.queuePair()));
         } catch (VerbsException | UnknownHostException e) {
-            if (receivesPosted.get()) {
+            RdmaChannel channel = channels.get(plan.queuePair());
+            if (channel != null && channel.isConnecting()) {
                 // their buffers go back to the pool; the next attempt resets the QP
                 channels.down(plan.queuePair(), "connecting failed: " + e.getMessage());
             }

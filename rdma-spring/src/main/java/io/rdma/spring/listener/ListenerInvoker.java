@@ -351,9 +351,7 @@ final class ListenerInvoker {
 
     /** The reply to {@code delivery}'s message was not sent: the error handler hears of it. */
     void replyFailed(Delivery delivery, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        handleError(delivery, new RdmaReplyException(delivery.queuePair(), cause));
+        handleError(delivery, new RdmaReplyException(delivery.queuePair(), failure));
     }
 
     private void handleError(Delivery delivery, Throwable failure) {
