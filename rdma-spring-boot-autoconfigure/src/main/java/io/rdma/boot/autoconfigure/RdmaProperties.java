@@ -1409,8 +1409,9 @@ public class RdmaProperties {
         private @Nullable String queuePairPrototype;
 
         /**
-         * Name of a declared rc or uc queue pair that serves one peer at a time, reset for the next
-         * when the peer goes; instead of 'queue-pair-prototype'.
+         * Name of a declared rc or uc queue pair that serves one peer at a time, made anew from its
+         * declaration for the next peer once one goes (reset where it cannot be: flows steer to it);
+         * instead of 'queue-pair-prototype'.
          */
         private @Nullable String queuePair;
 
@@ -1506,7 +1507,9 @@ public class RdmaProperties {
          * one connection. Required with 'host'; with 'service', instead of 'queue-pair-prototype',
          * it connects one instance of the service at a time: the one Spring Cloud LoadBalancer
          * chooses (the first listed without it), and when that instance leaves the service, the
-         * queue pair is reset and connected to another.
+         * queue pair is made anew and connected to another. A connection that fails is made again
+         * on a queue pair made anew from the declaration (reset where it cannot be: flows steer to
+         * it); the bean is the first, and the name finds the one in use.
          */
         private @Nullable String queuePair;
 

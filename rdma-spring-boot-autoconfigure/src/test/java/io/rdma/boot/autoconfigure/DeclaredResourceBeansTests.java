@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The declared resources as beans: their names, types, wiring, creation and destruction order,
@@ -92,6 +93,54 @@ abstract class DeclaredResourceBeansTests {
         assertThat(recorder.destroyed()).allSatisfy(destruction -> assertThat(destruction.openDependents())
                 .as("resources still open that depend on %s when it was destroyed", destruction.name()).isEmpty());
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    /**
+     * A declared queue pair is made anew from its declaration, as a reconnection makes it: on the
+     * same PD and CQs with the same type and capabilities; from then on its name finds the new one
+     * while its bean stays the first.
+     */
+    @Test
+    void aDeclaredQueuePairIsMadeAnewFromItsDeclaration() {
+        start().run(RdmaContextRunners.runner("full"), context -> {
+            assertThat(context).hasNotFailed();
+            RdmaResources resources = context.getBean(RdmaResources.class);
+            QueuePair bean = context.getBean("rpc", QueuePair.class);
+            assertThat(resources.isRenewable("rpc")).isTrue();
+
+            QueuePair fresh = resources.renew("rpc");
+            try {
+                assertThat(fresh).isNotSameAs(bean);
+                assertThat(fresh.qpNumber()).isNotEqualTo(bean.qpNumber());
+                assertThat(fresh.type()).isEqualTo(bean.type());
+                assertThat(fresh.protectionDomain()).isSameAs(bean.protectionDomain());
+                assertThat(fresh.sendCompletionQueue()).isSameAs(bean.sendCompletionQueue());
+                assertThat(fresh.receiveCompletionQueue()).isSameAs(bean.receiveCompletionQueue());
+                assertThat(fresh.capabilities()).isEqualTo(bean.capabilities());
+                assertThat(resources.resource("rpc").orElseThrow().resource()).isSameAs(fresh);
+                assertThat(resources.declarationOf(fresh)).get().extracting(RdmaResources.ManagedResource::name)
+                        .isEqualTo("rpc");
+                assertThat(resources.declarationOf(bean)).isEmpty();
+                assertThat(resources.isRenewed(fresh)).isTrue();
+                assertThat(resources.isRenewed(bean)).isFalse();
+                assertThat(context.getBean("rpc")).isSameAs(bean);
+            } finally {
+                fresh.close();
+            }
+        });
+    }
+
+    /** One that a flow steers packets to is not made anew: a flow is made for one queue pair. */
+    @Test
+    void aQueuePairAFlowSteersToIsNotMadeAnew() {
+        RdmaContextRunners.assumeDevice(DeviceAttributes::flowCounters, "the device has no flow counters");
+        start().run(RdmaContextRunners.runner("flows"), context -> {
+            assertThat(context).hasNotFailed();
+            RdmaResources resources = context.getBean(RdmaResources.class);
+            assertThat(resources.isRenewable("raw0")).as("a flow steers to it").isFalse();
+            assertThatIllegalArgumentException().isThrownBy(() -> resources.renew("raw0"))
+                    .withMessageContaining("'raw0' cannot be made anew");
+        });
     }
 
     @Test

@@ -27,8 +27,10 @@ public interface ChannelFollower {
     void down(RdmaChannel channel);
 
     /**
-     * The channel's queue pair was flushed and is about to be closed; its name no longer finds it.
-     * By default as {@link #down}, which a follower that keeps nothing per channel needs alone.
+     * The channel's queue pair was flushed and is about to be closed; its name no longer finds it,
+     * or finds its successor on a fresh queue pair ({@link RdmaChannels#renew}), a channel of its
+     * own: what a follower keeps per channel name must go only if it is this channel's. By default
+     * as {@link #down}, which a follower that keeps nothing per channel needs alone.
      */
     default void gone(RdmaChannel channel) {
         down(channel);

@@ -119,6 +119,19 @@ public final class RdmaChannel {
         connecting = true;
     }
 
+    /**
+     * This channel's successor on {@code fresh}, a new queue pair of the same declaration for its
+     * next connection: the same name, source, pool and send timeout, DOWN, with this one's remote
+     * address and last failure.
+     */
+    RdmaChannel renewedOn(QueuePair fresh) {
+        RdmaChannel successor = new RdmaChannel(name, source, declaration, fresh, memoryPool, sendTimeout, poolSharers,
+                ChannelState.DOWN);
+        successor.remote = remote;
+        successor.lastFailure = lastFailure;
+        return successor;
+    }
+
     @Override
     public String toString() {
         return "channel '" + name + "' (" + state + ")";

@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The registry of channels. Every declared queue pair is a channel from the start: UP, unless a
  * declared connection brings it up (then DOWN until it does). Queue pairs made from prototypes
- * are {@link #open opened} as channels by whoever made them and {@link #close closed} before they
- * are destroyed. Changes are told to the followers of the channel's source and to those of every
+ * are {@link #open opened} as channels by whoever made them, {@link #renew renewed} on a fresh
+ * queue pair when their connection is made again, and {@link #close closed} before they are
+ * destroyed. Changes are told to the followers of the channel's source and to those of every
  * channel, in order: a change and its notification happen under one lock, so a follower that
  * registers meanwhile sees the channel either in its new state or through the notification,
  * never both or neither.
@@ -163,6 +164,23 @@ public final class RdmaChannels {
                 channel.moveTo(ChannelState.GONE, null, cause);
                 tellAll(channel, RdmaChannels::tell);
             }
+        }
+    }
+
+    /**
+     * Channel {@code name}, DOWN and flushed, goes on {@code fresh}, a new queue pair of the same
+     * declaration, for its next connection: its followers are told that the channel on the old
+     * queue pair is gone (what they keep for it goes with it) and the name finds the successor,
+     * DOWN, from now on, with no moment where it finds nothing.
+     */
+    public RdmaChannel renew(String name, QueuePair fresh) {
+        synchronized (changes) {
+            RdmaChannel used = existing(name);
+            RdmaChannel successor = used.renewedOn(fresh);
+            channels.put(name, successor);
+            used.moveTo(ChannelState.GONE, null, null);
+            tellAll(used, RdmaChannels::tell);
+            return successor;
         }
     }
 

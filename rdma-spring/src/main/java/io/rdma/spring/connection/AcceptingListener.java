@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * rejected then. A peer whose queue pair fails, that disconnects
  * ({@code RDMA_CM_EVENT_DISCONNECTED}), or whose client connects again (the same
  * {@link ClientIdentity}: the disconnect was lost) is let go: its connection is closed, the
- * flush delivered, and its queue pair closed (prototype) or reset for the next peer (declared).
+ * flush delivered, and its queue pair closed (prototype), or, declared, made anew from its
+ * declaration for the next peer (reset, where none can be made).
  * Each peer is a channel: a prototype queue pair's channel ({@code <listener>#<n>}) is opened when
  * the peer is admitted and closed when it goes; the declared queue pair's goes up and down.
  */
@@ -200,21 +202,36 @@ final class AcceptingListener {
         return name;
     }
 
+    /**
+     * A queue pair that was never connected: a new one of the prototype; or the declared one, made
+     * anew from its declaration once a peer used it (or reset, where none can be made).
+     */
     private QueuePair freshQueuePair() {
-        if (plan.queuePair() == null) {
+        String name = plan.queuePair();
+        if (name == null) {
             return resources.createQueuePair(queuePairPrototype());
         }
-        QueuePair declared = (QueuePair) resources.resource(plan.queuePair()).orElseThrow().resource();
-        if (declared.state() != QueuePairState.RESET) {
-            declared.reset();
+        QueuePair declared = declaredQueuePair(name);
+        if (declared.state() == QueuePairState.RESET) {
+            return declared;
         }
+        UnaryOperator<QueuePair> renewal = queuePairs.renewalOfDeclared(name);
+        if (renewal != null) {
+            return renewal.apply(declared);
+        }
+        declared.reset();
         return declared;
+    }
+
+    /** The declared queue pair's name finds this now: the bean, or one made anew for a later peer. */
+    private QueuePair declaredQueuePair(String name) {
+        return (QueuePair) resources.resource(name).orElseThrow().resource();
     }
 
     /**
      * A queue pair no peer was admitted on: a prototype's is retired with its channel, if it had
-     * one; the declared one stays, reset before reuse, and its channel is told it is down, so the
-     * receives posted before the handshake give their buffers back.
+     * one; the declared one stays (made anew or reset before the next peer), and its channel is
+     * told it is down, so the receives posted before the handshake give their buffers back.
      */
     private void discard(@Nullable String channel, @Nullable QueuePair unused) {
         if (unused == null) {
@@ -296,11 +313,9 @@ final class AcceptingListener {
         if (plan.queuePair() == null) {
             queuePairs.retire(peer.name(), qp, reason);
         } else {
+            // made anew (or reset) when the next peer comes: iWARP cannot reset a failed queue pair
             queuePairs.unwatch(qp);
             channels.down(peer.name(), reason);
-            if (!qp.isClosed()) {
-                qp.reset();
-            }
         }
     }
 
@@ -311,7 +326,10 @@ final class AcceptingListener {
         }
     }
 
-    /** At shutdown, once listening stopped: closes every peer's connection, then their prototype QPs. */
+    /**
+     * At shutdown, once listening stopped: closes every peer's connection, then their prototype QPs,
+     * and the declared queue pair when it was made anew.
+     */
     void close() {
         List<Peer> remaining = List.copyOf(peers);
         peers.clear();
@@ -325,6 +343,10 @@ final class AcceptingListener {
             } else {
                 queuePairs.unwatch(peer.queuePair());
             }
+        }
+        String declared = plan.queuePair();
+        if (declared != null) {
+            queuePairs.closeIfRenewed(declaredQueuePair(declared)); // the bean stays for Spring to destroy
         }
     }
 

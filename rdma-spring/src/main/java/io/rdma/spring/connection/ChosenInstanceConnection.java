@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
  * instance among those listed and the queue pair is connected to it, with the connection's
  * retries and backoff when it fails, for as long as that instance stays listed. When it leaves
  * (or moves to another address) the connection is retired (closed, its observers told) and, once
- * no attempt uses the queue pair any more, an instance is chosen again among those then listed;
- * the queue pair is a declared bean, so it is reset and connected anew, never closed. While none
- * is listed the connection waits.
+ * no attempt uses the queue pair any more, an instance is chosen again among those then listed
+ * and connected on a queue pair made anew from the declaration (or the same one reset, where
+ * none can be made: {@link ConnectionQueuePairs#renewalOfDeclared}). While none is listed the
+ * connection waits.
  *
  * <p>Only the {@link ServiceRefresher}'s thread chooses and connects, so one connection at most uses the
  * queue pair; a retirement that an attempt under way delays ends on that attempt's thread, and
@@ -36,9 +37,9 @@ final class ChosenInstanceConnection extends ServiceConnection {
 
     private final RdmaInstanceChooser chooser;
     private final ServiceRefresher refresher;
-    /** The declared queue pair's name, and the queue pair. */
+    /** The declared queue pair's name, and the queue pair its channel is on now (the bean, or one made anew). */
     private final String queuePair;
-    private final QueuePair qp;
+    private volatile QueuePair qp;
     private volatile @Nullable Chosen chosen;
     /** A departed instance's connection is being retired: the queue pair is not free yet. */
     private volatile boolean retiring;
@@ -82,7 +83,7 @@ final class ChosenInstanceConnection extends ServiceConnection {
     }
 
     private void connect(ServiceInstanceEndpoint endpoint) {
-        OutboundConnection connection = connectionTo(endpoint, queuePair, qp);
+        OutboundConnection connection = connectionTo(endpoint, queuePair, qp, queuePairs.renewalOfDeclared(queuePair));
         queuePairs.watch(qp, connection::failed);
         chosen = new Chosen(endpoint, connection);
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
@@ -102,17 +103,20 @@ final class ChosenInstanceConnection extends ServiceConnection {
         retiring = true;
         chosen = null;
         departed.connection().retire(() -> {
+            qp = departed.connection().queuePair(); // the next instance's connection renews it
             retiring = false;
             refresher.refreshSoon(this);
         });
     }
 
-    /** The connection goes; the queue pair, a declared bean, stays for Spring to destroy. */
+    /** The connection goes, and with it a queue pair made anew; the declared bean stays for Spring to destroy. */
     @Override
     void close() {
         Chosen current = chosen;
         if (current != null) {
             current.connection().close();
+        } else {
+            queuePairs.closeIfRenewed(qp); // a departed instance's, none chosen since
         }
     }
 

@@ -3,6 +3,7 @@ package io.rdma.spring.connection;
 import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.completion.CompletionRouter;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.verbs.api.AsyncEvent;
 import io.rdma.verbs.api.AsyncEventListener;
 import io.rdma.verbs.api.AsyncEventType;
@@ -16,6 +17,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * What becomes of the queue pairs connections run on, between their connect and their close:
@@ -29,12 +33,15 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     private static final Set<AsyncEventType> QP_FAILURES = EnumSet.of(AsyncEventType.QP_FATAL,
             AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
 
+    private final RdmaResources resources;
     private final CompletionRouter router;
     private final CompletionPollers pollers;
     private final RdmaChannels channels;
     private final Map<QueuePair, Consumer<String>> watchers = new ConcurrentHashMap<>();
 
-    ConnectionQueuePairs(CompletionRouter router, CompletionPollers pollers, RdmaChannels channels) {
+    ConnectionQueuePairs(RdmaResources resources, CompletionRouter router, CompletionPollers pollers,
+                         RdmaChannels channels) {
+        this.resources = resources;
         this.router = router;
         this.pollers = pollers;
         this.channels = channels;
@@ -82,6 +89,56 @@ final class ConnectionQueuePairs implements AsyncEventListener {
         channels.close(name, cause);
         router.unroute(qp);
         qp.close();
+    }
+
+    /**
+     * How a connection on channel {@code name}, of an instance, gets a queue pair that was never
+     * connected for each reconnection: a fresh one of {@code prototype} ({@link #renew}).
+     */
+    UnaryOperator<QueuePair> renewalFrom(String prototype, String name) {
+        return used -> renew(name, used, resources.createQueuePair(prototype));
+    }
+
+    /**
+     * How a connection on declared queue pair {@code name} gets one that was never connected for
+     * each reconnection: the declared queue pair made anew ({@link #renew}); or null where none can
+     * be made (a queue pair the application made itself, or one that flows steer packets to), and
+     * the used one is reset instead.
+     */
+    @Nullable UnaryOperator<QueuePair> renewalOfDeclared(String name) {
+        return resources.isRenewable(name) ? used -> renew(name, used, resources.renew(name)) : null;
+    }
+
+    /**
+     * Channel {@code name} goes on {@code fresh}, made for its next connection: {@code used},
+     * flushed and its flush delivered, is closed as {@link #retire} closes one, and its watcher
+     * watches {@code fresh}. A connection is made on a queue pair that was never connected, as
+     * librdmacm makes one per connection: iWARP cannot reset a failed queue pair, and a listener's
+     * connection manager may still hold the old connection of a queue pair number (rejecting a
+     * request from it as stale).
+     */
+    private QueuePair renew(String name, QueuePair used, QueuePair fresh) {
+        Consumer<String> watcher = watchers.remove(used);
+        channels.renew(name, fresh);
+        router.unroute(used);
+        used.close();
+        if (watcher != null) {
+            watch(fresh, watcher);
+        }
+        return fresh;
+    }
+
+    /**
+     * At shutdown, once {@code qp}'s connection is closed: a queue pair made anew in place of a
+     * declared one is closed once its flush is delivered; a declared bean stays for Spring to destroy.
+     */
+    void closeIfRenewed(QueuePair qp) {
+        if (resources.isRenewed(qp)) {
+            awaitDelivered();
+            unwatch(qp);
+            router.unroute(qp);
+            qp.close();
+        }
     }
 
     @Override

@@ -19,16 +19,16 @@ import org.apache.commons.logging.LogFactory;
  * {@code queue-pair-prototype}): each new instance (up to {@code max-instances}) gets a queue pair
  * of the prototype and an {@link OutboundConnection} that connects in the background, and the
  * connection of each instance that left (or moved to another address) is retired: its connection
- * closes and then its queue pair, in libibverbs' order. Each instance's queue pair is named
+ * closes and then its queue pair, in libibverbs' order. A failed connection is made again on a
+ * fresh queue pair of the prototype. Each instance's queue pair is named
  * {@code <connection>@<instance id>}, the name the {@code RdmaTemplate} sends on.
  */
 final class EveryInstanceConnection extends ServiceConnection {
 
     private static final Log logger = LogFactory.getLog(EveryInstanceConnection.class);
 
-    /** An instance's connection, on a queue pair of its own. */
-    private record Member(ServiceInstanceEndpoint endpoint, String name, QueuePair queuePair,
-                          OutboundConnection connection) {
+    /** An instance's connection, on a queue pair of its own (a fresh one for each reconnection). */
+    private record Member(ServiceInstanceEndpoint endpoint, String name, OutboundConnection connection) {
     }
 
     private final RdmaResources resources;
@@ -85,7 +85,7 @@ final class EveryInstanceConnection extends ServiceConnection {
     private void join(ServiceInstanceEndpoint endpoint) {
         String name = plan.instanceConnection(endpoint.instanceId());
         QueuePair qp = resources.createQueuePair(prototype);
-        OutboundConnection connection = connectionTo(endpoint, name, qp);
+        OutboundConnection connection = connectionTo(endpoint, name, qp, queuePairs.renewalFrom(prototype, name));
         try {
             channels.open(name, plan.name(), qp, prototype);
             queuePairs.watch(qp, connection::failed);
@@ -93,7 +93,7 @@ final class EveryInstanceConnection extends ServiceConnection {
             queuePairs.retire(name, qp, "joining the instance failed: " + e.getMessage());
             throw e;
         }
-        members.put(endpoint.instanceId(), new Member(endpoint, name, qp, connection));
+        members.put(endpoint.instanceId(), new Member(endpoint, name, connection));
         logger.info("RDMA connection '" + plan.name() + "': instance '" + endpoint.instanceId() + "' of service '"
                 + plan.service() + "' joined (" + endpoint.host() + ":" + endpoint.port() + ", queue pair '" + name + "')");
         connection.connectInBackground();
@@ -103,7 +103,8 @@ final class EveryInstanceConnection extends ServiceConnection {
         logger.info("RDMA connection '" + plan.name() + "': instance '" + member.endpoint().instanceId()
                 + "' left service '" + plan.service() + "'; its connection and queue pair '" + member.name()
                 + "' are closed");
-        member.connection().retire(() -> queuePairs.retire(member.name(), member.queuePair(),
+        // the queue pair in use once the connection is retired: attempts under way may have renewed it
+        member.connection().retire(() -> queuePairs.retire(member.name(), member.connection().queuePair(),
                 "the instance left the service"));
     }
 

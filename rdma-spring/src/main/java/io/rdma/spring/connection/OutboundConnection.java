@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,8 +24,10 @@ import org.jspecify.annotations.Nullable;
  * One outbound connection: connects its queue pair to the listener at host:port through the
  * connection manager, with the configured timeout, retries and backoff, and when the queue pair
  * fails or the listener disconnects connects it again: the connection is closed (QP to ERR,
- * outstanding work flushed and delivered), the QP goes ERR → RESET, and the same QP is connected
- * anew. A declared connection connects at startup; the connection to an instance of a discovered
+ * outstanding work flushed and delivered), and the next attempt is made on a queue pair that was
+ * never connected, made in place of the used one from its prototype or declaration (the
+ * channel's successor under the same name), or, where none can be made (a queue pair the
+ * application made itself), the used one reset (ERR → RESET). A declared connection connects at startup; the connection to an instance of a discovered
  * service connects in the background and is {@link #retire retired} when the instance leaves.
  * Its queue pair's channel, named as the plan's queue pair, goes up with each connection and down
  * with each teardown.
@@ -36,7 +39,9 @@ final class OutboundConnection {
 
     private static final Log logger = LogFactory.getLog(OutboundConnection.class);
     private final OutboundPlan plan;
-    private final QueuePair qp;
+    private volatile QueuePair qp;
+    /** The used queue pair → a fresh one in its place; null: the used one is reset (one the application made). */
+    private final @Nullable UnaryOperator<QueuePair> renewal;
     private final ConnectionManager manager;
     private final RdmaChannels channels;
     private final ConnectionThreads threads;
@@ -52,10 +57,12 @@ final class OutboundConnection {
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
-    OutboundConnection(OutboundPlan plan, QueuePair qp, ConnectionManager manager, RdmaChannels channels,
-                       ConnectionThreads threads, ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
+    OutboundConnection(OutboundPlan plan, QueuePair qp, @Nullable UnaryOperator<QueuePair> renewal,
+                       ConnectionManager manager, RdmaChannels channels, ConnectionThreads threads,
+                       ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
         this.plan = plan;
         this.qp = qp;
+        this.renewal = renewal;
         this.manager = manager;
         this.channels = channels;
         this.threads = threads;
@@ -192,7 +199,11 @@ final class OutboundConnection {
         InetSocketAddress remote;
         try {
             if (qp.state() != QueuePairState.RESET) {
-                qp.reset();
+                if (renewal != null) {
+                    qp = renewal.apply(qp); // a fresh one is made before the used one goes: failing, it leaves all as it was
+                } else {
+                    qp.reset();
+                }
             }
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
             // the channel's receives are posted with the QP in INIT, before the listener can send
@@ -259,15 +270,20 @@ final class OutboundConnection {
         channels.down(plan.queuePair(), teardownCause);
     }
 
-    /** At shutdown: the connection goes, the queue pair (a declared bean) stays for Spring to destroy. */
+    /**
+     * At shutdown: the connection goes; the queue pair too when it was made anew in place of a
+     * declared one, while a declared bean stays for Spring to destroy.
+     */
     void close() {
         Connection current = connection;
         connection = null;
         if (current != null) {
             current.close();
         }
+        queuePairs.closeIfRenewed(qp);
     }
 
+    /** The queue pair it connects now: after a reconnection of a prototype's queue pair, not the first. */
     QueuePair queuePair() {
         return qp;
     }

@@ -125,7 +125,7 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                            @Nullable RdmaServiceDiscovery discovery, RdmaInstanceChooser chooser) {
         this.resources = resources;
         this.channels = channels;
-        this.queuePairs = new ConnectionQueuePairs(router, pollers, channels);
+        this.queuePairs = new ConnectionQueuePairs(resources, router, pollers, channels);
         this.events = new ConnectionStateEvents(events);
         this.discovery = discovery;
         this.chooser = chooser;
@@ -202,8 +202,9 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
                 ConnectionManager manager = manager(managers, connectionPlan.device(), connectionPlan.name(),
                         connectionPlan.property());
                 QueuePair qp = declaredQueuePair(connectionPlan.queuePair());
-                OutboundConnection connection = new OutboundConnection(connectionPlan, qp, manager, channels,
-                        threads, queuePairs, events);
+                OutboundConnection connection = new OutboundConnection(connectionPlan, qp,
+                        queuePairs.renewalOfDeclared(connectionPlan.queuePair()), manager, channels, threads,
+                        queuePairs, events);
                 outbound.put(connectionPlan.name(), connection);
                 queuePairs.watch(qp, connection::failed);
                 connection.connectAtStartup();

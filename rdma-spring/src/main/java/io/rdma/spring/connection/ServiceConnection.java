@@ -8,6 +8,7 @@ import io.rdma.verbs.api.QueuePair;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -79,10 +80,14 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
     /** The connections to instances there are now. */
     abstract List<RdmaConnections.OutboundStatus> instances();
 
-    /** The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}; not yet attempted. */
-    final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp) {
+    /**
+     * The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}, renewing
+     * its queue pair with {@code renewal} (null: reset); not yet attempted.
+     */
+    final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp,
+                                          @Nullable UnaryOperator<QueuePair> renewal) {
         return new OutboundConnection(plan.toInstance(plan.instanceConnection(endpoint.instanceId()), channel,
-                endpoint.host(), endpoint.port()), qp, manager, channels, threads, queuePairs, events);
+                endpoint.host(), endpoint.port()), qp, renewal, manager, channels, threads, queuePairs, events);
     }
 
     final RdmaConnections.ServiceStatus status() {

@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The receiving side of every channel that has a listener or awaits replies: one
  * {@link ReceiveContainer} per channel, made when a listener or the template first needs it, and
@@ -37,7 +39,7 @@ public final class ChannelReceivers implements ChannelReplies {
 
             @Override
             public void up(RdmaChannel channel) {
-                ReceiveContainer container = containers.get(channel.name());
+                ReceiveContainer container = containerOf(channel);
                 if (container != null) {
                     container.start();
                 }
@@ -45,7 +47,7 @@ public final class ChannelReceivers implements ChannelReplies {
 
             @Override
             public void down(RdmaChannel channel) {
-                ReceiveContainer container = containers.get(channel.name());
+                ReceiveContainer container = containerOf(channel);
                 if (container != null) {
                     container.stop();
                 }
@@ -53,12 +55,19 @@ public final class ChannelReceivers implements ChannelReplies {
 
             @Override
             public void gone(RdmaChannel channel) {
-                ReceiveContainer container = containers.remove(channel.name());
-                if (container != null) {
+                ReceiveContainer container = containerOf(channel);
+                // the name may find the channel's successor on a fresh queue pair already (RdmaChannels.renew)
+                if (container != null && containers.remove(channel.name(), container)) {
                     container.stop();
                 }
             }
         });
+    }
+
+    /** {@code channel}'s container, or null when it has none (one there for the name is another channel's). */
+    private @Nullable ReceiveContainer containerOf(RdmaChannel channel) {
+        ReceiveContainer container = containers.get(channel.name());
+        return container != null && container.channel() == channel ? container : null;
     }
 
     /** Messages received on {@code channel} that are not replies go to {@code invoker}. */

@@ -121,7 +121,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                 ListenerPlan plan = connectionListener(rdma, listener);
                 // connectionListener finds only listeners with a prototype
                 String prototype = Objects.requireNonNull(plan.queuePairPrototype());
-                declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, prototype));
+                declared.follow(plan.name(), channelReceiver(rdma, listener, invoker, prototype));
                 listensTo = "connection listener '" + plan.name() + "'";
             } else if (!annotation.serviceConnection().isEmpty()) {
                 ServicePlan plan = serviceConnection(rdma, listener);
@@ -132,7 +132,7 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                 } else {
                     // the plan sets exactly one of queuePair and queuePairPrototype
                     String prototype = Objects.requireNonNull(plan.queuePairPrototype());
-                    declared.follow(plan.name(), peerReceiver(rdma, listener, invoker, prototype));
+                    declared.follow(plan.name(), channelReceiver(rdma, listener, invoker, prototype));
                 }
                 listensTo = "service connection '" + plan.name() + "'";
             } else {
@@ -166,7 +166,10 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                         "rdma.connections.outbound (with service)"));
     }
 
-    /** Hands the messages of declared queue pair {@code queuePair}'s channel to {@code invoker}. */
+    /**
+     * Hands the messages of declared queue pair {@code queuePair}'s channel to {@code invoker}, and
+     * those of its successors, when a reconnection makes the queue pair anew.
+     */
     private void receiveOn(String queuePair, RdmaResources rdma, RdmaChannels declared, Listener listener,
                            ListenerInvoker invoker) {
         if (rdma.resource(queuePair).filter(m -> m.resource() instanceof QueuePair).isEmpty()) {
@@ -174,32 +177,33 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
                     rdma.resources(QueuePair.class).stream().map(RdmaResources.Named::name).toList(),
                     "rdma.devices.<device>.protection-domains.<pd>.queue-pairs");
         }
-        checkPool(rdma, listener, queuePair);
-        receivers.getObject().listen(declared.channel(queuePair, listener.site("queuePair")), invoker);
+        declared.follow(queuePair, channelReceiver(rdma, listener, invoker, queuePair));
     }
 
     /**
-     * For each peer a listener accepts, or each instance a service connection connects, its
-     * channel's messages go to {@code invoker}; {@link ChannelReceivers} empties and forgets the
-     * channel's receive queue when it goes.
+     * For each channel of a source (a declared queue pair, and what it is made anew as; the peers a
+     * listener accepts; the instances a service connection connects), its messages go to
+     * {@code invoker} from the moment it is connecting or up; {@link ChannelReceivers} empties and
+     * forgets the channel's receive queue when it goes. {@code declaration}: the queue pair or
+     * prototype whose pool the channels receive into.
      */
-    private ChannelFollower peerReceiver(RdmaResources rdma, Listener listener, ListenerInvoker invoker,
-                                         String prototype) {
-        checkPool(rdma, listener, prototype);
+    private ChannelFollower channelReceiver(RdmaResources rdma, Listener listener, ListenerInvoker invoker,
+                                            String declaration) {
+        checkPool(rdma, listener, declaration);
         ChannelReceivers receiving = receivers.getObject();
         return new ChannelFollower() {
             @Override
-            public void connecting(RdmaChannel peer) {
-                receiving.listen(peer, invoker); // receives posted before the handshake, for the peer's first messages
+            public void connecting(RdmaChannel channel) {
+                receiving.listen(channel, invoker); // receives posted before the handshake, for the peer's first messages
             }
 
             @Override
-            public void up(RdmaChannel peer) {
-                receiving.listen(peer, invoker);
+            public void up(RdmaChannel channel) {
+                receiving.listen(channel, invoker);
             }
 
             @Override
-            public void down(RdmaChannel peer) {
+            public void down(RdmaChannel channel) {
             }
         };
     }

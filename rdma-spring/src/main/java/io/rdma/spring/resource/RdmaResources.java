@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every resource the configuration declared, with its declaration: the view the actuator
@@ -28,14 +29,17 @@ public final class RdmaResources {
     private final Map<String, CompletionPolling> completionPolling;
     private final Duration drainTimeout;
     private final ConnectionPlan connections;
-    private final QueuePairPrototypes queuePairPrototypes;
+    private final QueuePairFactory queuePairs;
+    /** Declared queue pairs made anew for a reconnection ({@link #renew}), by name: what their names find now. */
+    private final Map<String, QueuePair> renewed = new ConcurrentHashMap<>();
 
     /**
      * {@code resources}: every declared resource, created, in creation order,
-     * described by {@code plan}; {@code queuePairPrototypes} creates the listeners' per-peer QPs.
+     * described by {@code plan}; {@code queuePairs} creates the queue pairs of prototypes, and
+     * declared ones anew.
      */
     public RdmaResources(Verbs verbs, List<ManagedResource> resources, ResourcePlan plan,
-                         QueuePairPrototypes queuePairPrototypes) {
+                         QueuePairFactory queuePairs) {
         this.verbs = verbs;
         this.resources = List.copyOf(resources);
         this.configuredPorts = plan.configuredPorts();
@@ -45,7 +49,7 @@ public final class RdmaResources {
         this.completionPolling = plan.completionPolling();
         this.drainTimeout = plan.drainTimeout();
         this.connections = plan.connections();
-        this.queuePairPrototypes = queuePairPrototypes;
+        this.queuePairs = queuePairs;
     }
 
     /**
@@ -67,7 +71,38 @@ public final class RdmaResources {
      * counters attached; the caller owns it and closes it before the declared resources go.
      */
     public QueuePair createQueuePair(String prototype) {
-        return queuePairPrototypes.create(prototype);
+        return queuePairs.create(prototype);
+    }
+
+    /**
+     * Whether declared queue pair {@code queuePair} can be made anew ({@link #renew}): not one the
+     * application made itself ({@link #builder}), nor one that flows steer packets to.
+     */
+    public boolean isRenewable(String queuePair) {
+        return queuePairs.creates(queuePair)
+                && resource(queuePair).filter(managed -> managed.resource() instanceof QueuePair).isPresent();
+    }
+
+    /**
+     * Declared queue pair {@code queuePair} made anew from its declaration, for the next connection
+     * of the connection that runs on it: from now on its name finds the new one here (in
+     * {@link #resources()}, the actuator, the metrics), while its bean stays the first. The caller
+     * closes the one it replaces, and the new one before the declared resources go.
+     *
+     * @throws IllegalArgumentException when it is not {@link #isRenewable renewable}
+     */
+    public QueuePair renew(String queuePair) {
+        if (!isRenewable(queuePair)) {
+            throw new IllegalArgumentException("declared queue pair '" + queuePair + "' cannot be made anew");
+        }
+        QueuePair fresh = queuePairs.create(queuePair);
+        renewed.put(queuePair, fresh);
+        return fresh;
+    }
+
+    /** Whether {@code qp} was made by {@link #renew}, in place of a declared queue pair's bean, and is the caller's to close. */
+    public boolean isRenewed(QueuePair qp) {
+        return renewed.containsValue(qp);
     }
 
     /** How declared completion queue {@code cq} is polled, as the checked configuration says. */
@@ -130,20 +165,26 @@ public final class RdmaResources {
         return verbs;
     }
 
-    /** Every resource, in creation order. */
+    /** Every resource, in creation order; a declared queue pair made anew ({@link #renew}) is the one there now. */
     public List<ManagedResource> resources() {
-        return resources;
+        if (renewed.isEmpty()) {
+            return resources;
+        }
+        return resources.stream().map(managed -> {
+            QueuePair now = renewed.get(managed.name());
+            return now == null ? managed : new ManagedResource(managed.declaration(), now);
+        }).toList();
     }
 
     /** The resources of one type (for example every {@code CompletionQueue}), in creation order. */
     public <T extends VerbsResource> List<Named<T>> resources(Class<T> type) {
-        return resources.stream().filter(managed -> type.isInstance(managed.resource()))
+        return resources().stream().filter(managed -> type.isInstance(managed.resource()))
                 .map(managed -> new Named<>(managed.name(), managed.declaration(), type.cast(managed.resource())))
                 .toList();
     }
 
     public Optional<ManagedResource> resource(String name) {
-        return resources.stream().filter(managed -> managed.name().equals(name)).findFirst();
+        return resources().stream().filter(managed -> managed.name().equals(name)).findFirst();
     }
 
     /**
@@ -152,7 +193,7 @@ public final class RdmaResources {
      * configuration does not declare (a listener's per-peer queue pairs).
      */
     public Optional<ManagedResource> declarationOf(VerbsResource resource) {
-        return resources.stream().filter(managed -> managed.resource() == resource).findFirst();
+        return resources().stream().filter(managed -> managed.resource() == resource).findFirst();
     }
 
     /** A typed resource with its name and declaration. */

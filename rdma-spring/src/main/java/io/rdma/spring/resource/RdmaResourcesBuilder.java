@@ -177,9 +177,17 @@ public final class RdmaResourcesBuilder {
         configuredPorts.replaceAll((device, used) -> used.stream().distinct().sorted().toList());
         ResourcePlan plan = new DeclaredPlan(Map.copyOf(configuredPorts), Map.copyOf(polling), Map.copyOf(addresses),
                 Map.copyOf(sendTimeouts), Map.of(), drainTimeout, connections);
-        return new RdmaResources(verbs, managed, plan, prototype -> {
-            throw new IllegalArgumentException("no queue pair prototype named '" + prototype + "' is declared: "
-                    + SITE + " declares none");
+        return new RdmaResources(verbs, managed, plan, new QueuePairFactory() {
+            @Override
+            public QueuePair create(String name) {
+                throw new IllegalArgumentException("no queue pair prototype named '" + name + "' is declared, and"
+                        + " the application's own queue pairs are not made anew: " + SITE + " declares no prototype");
+            }
+
+            @Override
+            public boolean creates(String name) {
+                return false; // the application made them: a reconnection resets them instead
+            }
         });
     }
 

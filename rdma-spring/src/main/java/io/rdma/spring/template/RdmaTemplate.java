@@ -65,8 +65,8 @@ public class RdmaTemplate implements RdmaOperations {
     private final ObservationRegistry observationRegistry;
     private final @Nullable RdmaTemplateObservationConvention observationConvention;
     private final Map<String, QueuePairOperations> operations = new ConcurrentHashMap<>();
-    /** The channels whose replies {@link #replies} already hands to this template. */
-    private final Map<String, Boolean> receivingReplies = new ConcurrentHashMap<>();
+    /** The channels whose replies {@link #replies} already hands to this template, by name. */
+    private final Map<String, RdmaChannel> receivingReplies = new ConcurrentHashMap<>();
     private final LongAdder lateReplies = new LongAdder();
     private volatile Duration defaultReplyTimeout = DEFAULT_REPLY_TIMEOUT;
     private volatile RdmaMessageConversion conversion = new RdmaMessageConversion();
@@ -100,9 +100,10 @@ public class RdmaTemplate implements RdmaOperations {
 
             @Override
             public void gone(RdmaChannel channel) {
-                QueuePairOperations on = operations.remove(channel.name());
-                receivingReplies.remove(channel.name());
-                if (on != null) {
+                // the name may find the channel's successor already (RdmaChannels.renew): only this one's go
+                QueuePairOperations on = operations.get(channel.name());
+                receivingReplies.remove(channel.name(), channel);
+                if (on != null && on.channel() == channel && operations.remove(channel.name(), on)) {
                     on.pendingRequests().failAll(downException(channel));
                     on.abandon();
                 }
@@ -164,7 +165,9 @@ public class RdmaTemplate implements RdmaOperations {
             return CompletableFuture.failedFuture(downException(target));
         }
         QueuePairOperations on = operationsOf(target);
-        if (receivingReplies.putIfAbsent(channel, Boolean.TRUE) == null) {
+        if (receivingReplies.get(channel) != target) {
+            // two threads may both get here for a new channel: handing its replies over twice does no harm
+            receivingReplies.put(channel, target);
             replies.receiveReplies(target, this::replied);
         }
         PendingRequests pending = on.pendingRequests();

@@ -81,6 +81,36 @@ class RdmaChannelsTests {
                 .hasMessageContaining("RdmaTemplate.send(channel, ...) names channel 'echo#1'");
     }
 
+    /**
+     * A channel renewed on a fresh queue pair for its next connection: its followers are told the
+     * channel on the used queue pair is gone, and its name finds the successor, DOWN on the fresh
+     * queue pair with the same source, pool and last failure, without a moment where it finds nothing.
+     */
+    @Test
+    void aRenewedChannelIsGoneAndItsNameFindsItsSuccessorOnTheFreshQueuePair() {
+        Recorder ofSource = new Recorder();
+        channels.follow("kv", ofSource);
+        RdmaChannel used = channels.open("kv@a", "kv", peerQueuePair(), SimulatedLoopback.SERVER);
+        channels.up("kv@a", PEER);
+        channels.down("kv@a", "completion RETRY_EXC_ERR");
+        QueuePair fresh = peerQueuePair();
+
+        RdmaChannel successor = channels.renew("kv@a", fresh);
+
+        assertThat(ofSource.told).containsExactly("up kv@a", "down kv@a", "gone kv@a");
+        assertThat(used.state()).isEqualTo(ChannelState.GONE);
+        assertThat(channels.get("kv@a")).isSameAs(successor).isNotSameAs(used);
+        assertThat(successor.queuePair()).isSameAs(fresh);
+        assertThat(successor.state()).isEqualTo(ChannelState.DOWN);
+        assertThat(successor.source()).isEqualTo("kv");
+        assertThat(successor.memoryPool()).isSameAs(used.memoryPool());
+        assertThat(successor.lastFailure()).isEqualTo("completion RETRY_EXC_ERR");
+        assertThat(successor.remote()).isEqualTo(PEER);
+        channels.up("kv@a", PEER);
+        assertThat(ofSource.told).endsWith("up kv@a");
+        assertThat(used.state()).as("the successor's changes are its own").isEqualTo(ChannelState.GONE);
+    }
+
     @Test
     void aFollowerOfOneSourceIsNotToldOfAnother() {
         Recorder ofOther = new Recorder();

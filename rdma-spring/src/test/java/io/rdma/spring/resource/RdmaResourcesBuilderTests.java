@@ -55,6 +55,8 @@ class RdmaResourcesBuilderTests {
         assertThat(resources.declarationOf(loopback.server())).get()
                 .extracting(managed -> managed.declaration().device()).isEqualTo("sim0");
         assertThat(resources.connections().outbound()).isEmpty();
+        assertThat(resources.isRenewable(SimulatedLoopback.CLIENT))
+                .as("the application made it: a reconnection resets it instead").isFalse();
     }
 
     @Test

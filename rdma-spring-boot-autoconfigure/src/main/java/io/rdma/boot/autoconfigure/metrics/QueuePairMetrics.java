@@ -24,16 +24,19 @@ public class QueuePairMetrics implements RdmaMeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         for (RdmaResources.Named<QueuePair> qp : resources.resources(QueuePair.class)) {
-            Gauge.builder("rdma.qp.state.id", qp.resource(), QueuePairMetrics::state)
+            // looked up at each scrape: a reconnection may have made the declared queue pair anew
+            String name = qp.name();
+            Gauge.builder("rdma.qp.state.id", resources, declared -> state(declared, name))
                     .description("State of the queue pair, the ibv_qp_state code (0: reset, 1: init, 2: rtr, 3: rts,"
                             + " 4: sqd, 5: sqe, 6: err)")
                     .tags("device", qp.resource().context().deviceName(), "qp", qp.name()).register(registry);
         }
     }
 
-    private static double state(QueuePair qp) {
+    private static double state(RdmaResources resources, String name) {
         try {
-            return qp.state().ordinal();
+            return resources.resource(name).map(managed -> (QueuePair) managed.resource()).orElseThrow().state()
+                    .ordinal();
         } catch (ResourceClosedException e) {
             return Double.NaN;
         }

@@ -43,6 +43,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
@@ -181,11 +182,20 @@ public final class CheckedResourcePlan implements ResourcePlan {
         return new QueuePairAddress(qp.port(), qp.memoryPool());
     }
 
-    /** The queue pair prototypes by name, for creating a QP per accepted peer. */
-    Map<String, QueuePairPlan> queuePairPrototypes() {
-        Map<String, QueuePairPlan> prototypes = new LinkedHashMap<>();
-        devices.forEach(device -> device.queuePairPrototypes().forEach(qp -> prototypes.put(qp.name(), qp)));
-        return prototypes;
+    /**
+     * What a queue pair can be created from at run time, by name: every prototype (a QP per peer
+     * or instance), and every declared queue pair that no flow steers packets to (made anew for a
+     * reconnection; a flow is made for one queue pair).
+     */
+    Map<String, QueuePairPlan> creatableQueuePairs() {
+        Map<String, QueuePairPlan> creatable = new LinkedHashMap<>();
+        devices.forEach(device -> {
+            Set<String> steered = device.flows().stream().map(FlowPlan::queuePair).collect(Collectors.toSet());
+            device.queuePairs().stream().filter(qp -> !steered.contains(qp.name()))
+                    .forEach(qp -> creatable.put(qp.name(), qp));
+            device.queuePairPrototypes().forEach(qp -> creatable.put(qp.name(), qp));
+        });
+        return creatable;
     }
 
 

@@ -4,9 +4,11 @@ import io.rdma.boot.autoconfigure.BinaryDataSizeConverter;
 import io.rdma.boot.autoconfigure.RdmaProperties;
 import io.rdma.boot.autoconfigure.resource.DevicePlan.QueuePairPlan;
 import io.rdma.spring.resource.DeclaredResource;
+import io.rdma.spring.resource.QueuePairFactory;
 import io.rdma.spring.resource.RdmaCustomizer;
 import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.resource.ResourceLookup;
+import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.api.VerbsResource;
@@ -160,14 +162,22 @@ public final class RdmaResourceRegistrar implements BeanRegistrar {
         for (DeclaredResource resource : resources) {
             managed.add(new RdmaResources.ManagedResource(resource, lookup.resource(resource.name(), resource.type())));
         }
-        Map<String, QueuePairPlan> prototypes = plan.queuePairPrototypes();
-        return new RdmaResources(lookup.verbs(), managed, plan, prototype -> {
-            QueuePairPlan qp = prototypes.get(prototype);
-            if (qp == null) {
-                throw new IllegalArgumentException("no queue pair prototype named '" + prototype + "' is declared;"
-                        + " declared: " + prototypes.keySet());
+        Map<String, QueuePairPlan> creatable = plan.creatableQueuePairs();
+        return new RdmaResources(lookup.verbs(), managed, plan, new QueuePairFactory() {
+            @Override
+            public QueuePair create(String name) {
+                QueuePairPlan qp = creatable.get(name);
+                if (qp == null) {
+                    throw new IllegalArgumentException("no queue pair prototype or declared queue pair without flows"
+                            + " named '" + name + "'; declared: " + creatable.keySet());
+                }
+                return ResourceDeclarations.createQueuePair(qp, lookup);
             }
-            return ResourceDeclarations.createQueuePair(qp, lookup);
+
+            @Override
+            public boolean creates(String name) {
+                return creatable.containsKey(name);
+            }
         });
     }
 

@@ -9,6 +9,8 @@ import io.rdma.boot.autoconfigure.health.RdmaHealthIndicator;
 import io.rdma.boot.autoconfigure.metrics.RdmaMetricsAutoConfiguration;
 import io.rdma.boot.autoconfigure.metrics.ServiceConnectionMetrics;
 import io.rdma.boot.autoconfigure.resource.InvalidRdmaConfigurationException;
+import io.rdma.spring.channel.RdmaChannels;
+import io.rdma.spring.resource.RdmaResources;
 import io.rdma.spring.connection.ConnectionState;
 import io.rdma.spring.connection.NoServiceInstanceException;
 import io.rdma.spring.connection.RdmaConnections;
@@ -49,7 +51,6 @@ import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.byt
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.connected;
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.connectedQueuePairs;
 import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.invalid;
-import static io.rdma.boot.autoconfigure.discovery.RdmaServiceDiscoveryTests.peerQueuePair;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -116,7 +117,6 @@ class OneInstanceServiceConnectionTests {
             DeviceContext device = context.getBean(DeviceContext.class);
             List<QueuePair> connectedBefore = connectedQueuePairs(device);
             assertThat(connectedBefore).as("the declared queue pair and the chosen listener's peer").hasSize(2);
-            int peerOfChosen = peerQueuePair(connections, listenerOf(chosen));
 
             String other = chosen.equals("a") ? "b" : "a";
             list(context, instance -> instance.getInstanceId().equals(other));
@@ -128,16 +128,20 @@ class OneInstanceServiceConnectionTests {
             assertThat(connections.services().getFirst().instances()).singleElement()
                     .extracting(RdmaConnections.OutboundStatus::queuePair).isEqualTo(QUEUE_PAIR);
             assertThat(kv.all()).containsExactly(QUEUE_PAIR);
-            assertThat(context.getBean(QUEUE_PAIR, QueuePair.class)).isSameAs(declared);
-            assertThat(declared.state()).isEqualTo(QueuePairState.RTS);
+            // connected on a queue pair made anew from the declaration: the bean, which the first was, is closed
+            QueuePair renewed = context.getBean(RdmaChannels.class).channel(QUEUE_PAIR, "the test").queuePair();
+            assertThat(renewed).isNotSameAs(declared);
+            assertThat(renewed.state()).isEqualTo(QueuePairState.RTS);
+            assertThat(declared.isClosed()).isTrue();
+            assertThat(context.getBean(RdmaResources.class).resource(QUEUE_PAIR).orElseThrow().resource())
+                    .as("what the declared name finds now").isSameAs(renewed);
             template.send(kv.any(), bytes("ping again")).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(instances.take(listenerOf(other))).isEqualTo("ping again");
             assertThat(instances.replies.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("pong from " + listenerOf(other));
-            // the departed instance's peer queue pair is closed, the new one's connected; the declared one stays
-            await(() -> connectedBefore.stream().anyMatch(QueuePair::isClosed) && connectedQueuePairs(device).size() == 2,
-                    "as many connected queue pairs as before");
-            assertThat(connectedBefore).filteredOn(QueuePair::isClosed).extracting(QueuePair::qpNumber)
-                    .containsExactly(peerOfChosen);
+            // the departed instance's peer queue pair is closed, and the declared one made anew; as many as before
+            await(() -> connectedBefore.stream().allMatch(QueuePair::isClosed) && connectedQueuePairs(device).size() == 2,
+                    "as many connected queue pairs as before, none of them those before");
+            assertThat(connectedQueuePairs(device)).doesNotContainAnyElementsOf(connectedBefore).contains(renewed);
         });
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
