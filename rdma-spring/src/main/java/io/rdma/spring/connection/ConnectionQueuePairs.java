@@ -11,6 +11,7 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.ResourceClosedException;
+import io.rdma.verbs.api.VerbsException;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -56,7 +57,9 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     void watch(QueuePair qp, Consumer<String> watcher) {
         watchers.put(qp, watcher);
         router.routeFailures(qp, completion -> {
-            if (completion.status() != CompletionStatus.WR_FLUSH_ERR || inErr(qp)) {
+            // no longer watched: renewed or retired, and maybe being destroyed, on a connection thread
+            if (watchers.get(qp) == watcher
+                    && (completion.status() != CompletionStatus.WR_FLUSH_ERR || inErr(qp))) {
                 watcher.accept("completion " + completion.status());
             }
         });
@@ -65,8 +68,10 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     private static boolean inErr(QueuePair qp) {
         try {
             return qp.state() == QueuePairState.ERR;
-        } catch (ResourceClosedException e) {
-            return false; // closed by its owner meanwhile: nothing left to notice
+        } catch (ResourceClosedException | VerbsException e) {
+            // closed by its owner meanwhile, or being destroyed (rxe refuses the query with EBUSY):
+            // nothing left to notice
+            return false;
         }
     }
 

@@ -308,6 +308,11 @@ public class RdmaTemplate implements RdmaOperations {
         if (target == null) {
             return absent(channel, "an RdmaTemplate " + made.name() + " call");
         }
+        if (target.state() == ChannelState.GONE) {
+            // renewed or closed since it was looked up: its queue pair is closed, and routes to it must not come back
+            made.fail(downException(target));
+            return made.future();
+        }
         return post(target, operationsOf(target), made);
     }
 
