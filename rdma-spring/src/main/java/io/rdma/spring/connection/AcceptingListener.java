@@ -20,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.UnaryOperator;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -212,15 +211,7 @@ final class AcceptingListener {
             return resources.createQueuePair(queuePairPrototype());
         }
         QueuePair declared = declaredQueuePair(name);
-        if (declared.state() == QueuePairState.RESET) {
-            return declared;
-        }
-        UnaryOperator<QueuePair> renewal = queuePairs.renewalOfDeclared(name);
-        if (renewal != null) {
-            return renewal.apply(declared);
-        }
-        declared.reset();
-        return declared;
+        return declared.state() == QueuePairState.RESET ? declared : queuePairs.renewalOfDeclared(name).apply(declared);
     }
 
     /** The declared queue pair's name finds this now: the bean, or one made anew for a later peer. */

@@ -20,8 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * What becomes of the queue pairs connections run on, between their connect and their close:
  * their failures (the devices' async events, as the listener of each device's events, and
@@ -92,8 +90,7 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     void retire(String name, QueuePair qp, String cause) {
         unwatch(qp);
         channels.close(name, cause);
-        router.unroute(qp);
-        qp.close();
+        destroy(qp);
     }
 
     /**
@@ -106,12 +103,18 @@ final class ConnectionQueuePairs implements AsyncEventListener {
 
     /**
      * How a connection on declared queue pair {@code name} gets one that was never connected for
-     * each reconnection: the declared queue pair made anew ({@link #renew}); or null where none can
-     * be made (a queue pair the application made itself, or one that flows steer packets to), and
-     * the used one is reset instead.
+     * each reconnection: the declared queue pair made anew ({@link #renew}); or, where none can be
+     * made (a queue pair the application made itself, or one that flows steer packets to), the
+     * used one reset (ERR → RESET), which iWARP cannot do.
      */
-    @Nullable UnaryOperator<QueuePair> renewalOfDeclared(String name) {
-        return resources.isRenewable(name) ? used -> renew(name, used, resources.renew(name)) : null;
+    UnaryOperator<QueuePair> renewalOfDeclared(String name) {
+        if (resources.isRenewable(name)) {
+            return used -> renew(name, used, resources.renew(name));
+        }
+        return used -> {
+            used.reset();
+            return used;
+        };
     }
 
     /**
@@ -125,8 +128,7 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     private QueuePair renew(String name, QueuePair used, QueuePair fresh) {
         Consumer<String> watcher = watchers.remove(used);
         channels.renew(name, fresh);
-        router.unroute(used);
-        used.close();
+        destroy(used);
         if (watcher != null) {
             watch(fresh, watcher);
         }
@@ -141,9 +143,14 @@ final class ConnectionQueuePairs implements AsyncEventListener {
         if (resources.isRenewed(qp)) {
             awaitDelivered();
             unwatch(qp);
-            router.unroute(qp);
-            qp.close();
+            destroy(qp);
         }
+    }
+
+    /** Its completions are no longer routed (its number may go to a new queue pair), and it is closed. */
+    private void destroy(QueuePair qp) {
+        router.unroute(qp);
+        qp.close();
     }
 
     @Override

@@ -40,8 +40,8 @@ final class OutboundConnection {
     private static final Log logger = LogFactory.getLog(OutboundConnection.class);
     private final OutboundPlan plan;
     private volatile QueuePair qp;
-    /** The used queue pair → a fresh one in its place; null: the used one is reset (one the application made). */
-    private final @Nullable UnaryOperator<QueuePair> renewal;
+    /** The used queue pair → one never connected: a fresh one in its place, or it reset where none can be made. */
+    private final UnaryOperator<QueuePair> renewal;
     private final ConnectionManager manager;
     private final RdmaChannels channels;
     private final ConnectionThreads threads;
@@ -57,7 +57,7 @@ final class OutboundConnection {
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
-    OutboundConnection(OutboundPlan plan, QueuePair qp, @Nullable UnaryOperator<QueuePair> renewal,
+    OutboundConnection(OutboundPlan plan, QueuePair qp, UnaryOperator<QueuePair> renewal,
                        ConnectionManager manager, RdmaChannels channels, ConnectionThreads threads,
                        ConnectionQueuePairs queuePairs, ConnectionStateEvents events) {
         this.plan = plan;
@@ -199,11 +199,7 @@ final class OutboundConnection {
         InetSocketAddress remote;
         try {
             if (qp.state() != QueuePairState.RESET) {
-                if (renewal != null) {
-                    qp = renewal.apply(qp); // a fresh one is made before the used one goes: failing, it leaves all as it was
-                } else {
-                    qp.reset();
-                }
+                qp = renewal.apply(qp); // a fresh one is made before the used one goes: failing, it leaves all as it was
             }
             remote = new InetSocketAddress(InetAddress.getByName(plan.host()), plan.port());
             // the channel's receives are posted with the QP in INIT, before the listener can send

@@ -82,10 +82,10 @@ abstract sealed class ServiceConnection permits EveryInstanceConnection, ChosenI
 
     /**
      * The connection to {@code endpoint} on {@code qp}, whose channel is {@code channel}, renewing
-     * its queue pair with {@code renewal} (null: reset); not yet attempted.
+     * its queue pair with {@code renewal} for each reconnection; not yet attempted.
      */
     final OutboundConnection connectionTo(ServiceInstanceEndpoint endpoint, String channel, QueuePair qp,
-                                          @Nullable UnaryOperator<QueuePair> renewal) {
+                                          UnaryOperator<QueuePair> renewal) {
         return new OutboundConnection(plan.toInstance(plan.instanceConnection(endpoint.instanceId()), channel,
                 endpoint.host(), endpoint.port()), qp, renewal, manager, channels, threads, queuePairs, events);
     }

@@ -184,7 +184,10 @@ public final class RdmaResources {
     }
 
     public Optional<ManagedResource> resource(String name) {
-        return resources().stream().filter(managed -> managed.name().equals(name)).findFirst();
+        // not through resources(): the metrics look a queue pair up by name at each scrape
+        QueuePair now = renewed.get(name);
+        return resources.stream().filter(managed -> managed.name().equals(name)).findFirst()
+                .map(managed -> now == null ? managed : new ManagedResource(managed.declaration(), now));
     }
 
     /**
