@@ -87,8 +87,15 @@ mkdir -p "$dir"
 log=$dir/sample-$SOFTROCE_ROLE.log
 : > "$log" # the app appends to it (a restarted A after the killed one); a run before this one is no part of it
 
-now() { date +%s.%N; }
-micros() { date +%s%6N; }
+# The clock and the waits without a process: under TCG each process costs the guest's one CPU
+# about 0.1 s (a sleep, a date; a curl piped into grep and cut 0.9 s), which the application under
+# test then lacks. Polling B's health each second with curl took half of B's CPU while a fault
+# lasted, and B's own requests took up to 30 s then (the recorder's limit, a CI run's kill failed
+# on it); A's sleep of 0.1 s between looks for a command took most of A's while it restarted.
+rm -f /tmp/faults-tick; mkfifo /tmp/faults-tick; exec {tick}<>/tmp/faults-tick # no one writes it
+pause() { read -rt "$1" -u "$tick" _ || true; } # SECONDS: as sleep, inside bash
+now() { local t=$EPOCHREALTIME; echo "${t/,/.}"; }
+micros() { local t=$EPOCHREALTIME; echo "${t/[.,]/}"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # the bound on detection: (retry-count + 1) tries of 4.096 us x 2^ack-timeout, plus the slack
 bound=$(awk -v t="$ack_timeout" -v r="$retry_count" -v s="$slack" 'BEGIN { printf "%.2f", (r + 1) * 4.096e-6 * 2^t + s }')
@@ -117,7 +124,7 @@ start_app() { # ID [extra Spring arguments]
 healthy() { curl -sf -m 30 "http://$1:$port/actuator/health" | grep -q '"status":"UP"}$'; }
 await() { # SECONDS CMD...: polls until CMD succeeds, for at most SECONDS however long each try takes
   local deadline=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 1; done
+  until "$@"; do [ $SECONDS -ge $deadline ] && return 1; pause 1; done
 }
 # `rdma resource show`, its queue pairs and cm ids less those of the peers the app's listeners
 # accepted: which instance each echo-client chose (LoadBalancer's choice, made again when an
@@ -148,7 +155,7 @@ server)
   n=1
   while :; do
     request=$dir/to-a.$n
-    if [ ! -f "$request" ]; then sleep 0.1; continue; fi
+    if [ ! -f "$request" ]; then pause 0.1; continue; fi
     read -r command < "$request"
     case $command in
       kill) kill -9 "$app"; wait "$app" 2>/dev/null; echo "killed $(micros)" > "$dir/from-a.tmp" ;;
@@ -185,15 +192,24 @@ client)
     grep "RDMA connection 'kv-client@sample-a' on queue pair" "$log" | while read -r at rest; do
       echo "$(date -d "$at" +%s.%N) ${rest##* }"; done
   }
-  state_of_a() { transitions | tail -1 | cut -d' ' -f2; }
+  state_of_a() { awk -v change="RDMA connection 'kv-client@sample-a' on queue pair" 'index($0, change) { state = $NF }
+      END { print state }' "$log"; }
   # the queue pairs /actuator/rdma lists (declared ones and listener peers), less the peers
   census() { local all; all=$(rdma_of) && echo $(( $(grep -o '"qpNumber":' <<<"$all" | wc -l) - $(grep -o '"remoteAddress":' <<<"$all" | wc -l) )); }
-  # how many instances B's health shows kv-client connected to: the rdma component's alone, as the
-  # whole health waits for ZooKeeper's and discovery's indicators (14 s each under TCG, and longer
-  # while a partition cuts B from ZooKeeper: a CI run's polls then took a curl timeout each)
-  health_connected() { curl -sf -m 30 "http://127.0.0.1:$port/actuator/health/rdma" | grep -o '"kv-client":{[^}]*}' \
-      | grep -o '"connected":[0-9]*' | cut -d: -f2; }
-  connected_both() { [ "$(state_of_a)" = UP ] && [ "$(health_connected)" = 2 ]; }
+  # how many instances B's health shows kv-client connected to, into $connected (empty when B does
+  # not answer): the rdma component's alone, as the whole health waits for ZooKeeper's and
+  # discovery's indicators (14 s each under TCG, and longer while a partition cuts B from ZooKeeper:
+  # a CI run's polls then took a curl timeout each); over bash's /dev/tcp, with no process (above)
+  read_connected() {
+    local http response=
+    connected=
+    { exec {http}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || return 1
+    printf 'GET /actuator/health/rdma HTTP/1.0\r\n\r\n' >&"$http"
+    IFS= read -rd '' -t 30 -u "$http" response
+    exec {http}>&-
+    [[ $response =~ \"kv-client\":\{[^}]*\"connected\":([0-9]+) ]] && connected=${BASH_REMATCH[1]}
+  }
+  connected_both() { [ "$(state_of_a)" = UP ] && read_connected && [ "$connected" = 2 ]; }
 
   # B starts beside A, once A's ZooKeeper listens: each finds the other through it when it is up
   await "$wait_seconds" bash -c "exec 3<>/dev/tcp/$SERVER_IP/2181" 2>/dev/null || fail "no ZooKeeper on $SERVER_IP"
@@ -219,7 +235,8 @@ client)
     sleep "$steady"
     # the keys that live in A's store: every key was preloaded, none deleted yet by so few rounds
     curl -sf -m 5 "http://$SERVER_IP:$port/kv" | grep -o "\"$name-[0-9]*\"" | tr -d '"' > "$dir/$name.keys-of-a"
-    ( while :; do echo "$(now) $(health_connected)"; sleep 1; done ) > "$dir/$name.health" & local watcher=$!
+    ( while :; do read_connected; t=$EPOCHREALTIME; echo "${t/,/.} $connected"; pause 1; done ) > "$dir/$name.health" &
+    local watcher=$!
     t0=$(now); local t0_micros; t0_micros=$(micros)
     eval "$apply"
     local t_apply_end; t_apply_end=$(micros)

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -41,10 +42,13 @@ import org.springframework.stereotype.Component;
  * acknowledgement (a request/reply, {@link KvControl}), and unlocks with another compare-and-swap. A
  * READ that overlaps a write sees a slot whose checksum does not match and is read again; a lock
  * taken by someone else, or a bucket changed since it was read (its lock word moved on), makes a
- * writer read again. Each call gives up after {@code sample.kv.timeout} (5 s) with a
- * {@link TimeoutException}; giving up withdraws the operation it waited for, and one already posted
- * is waited for to its end, so that a compare-and-swap never takes a lock for a caller that is
- * gone; an unlock is never given up.
+ * writer read again. Each call answers within {@code sample.kv.timeout} (5 s), its layout request
+ * included, or gives up then with a {@link TimeoutException}: giving up withdraws the operation it
+ * waited for where it was not posted yet, and what must still end after the caller has gone ends
+ * without it: a lock's compare-and-swap posted before the deadline and completed after it lets go
+ * of the lock it took at once, so no lock is taken for a caller that is gone, and an unlock is
+ * never given up (a write acknowledged in time is answered as done by the deadline, while its
+ * unlock still waits for send-queue room).
  *
  * <p>A lock is a lease: a writer that finds a bucket held by the same lock word for longer than
  * {@code sample.kv.lease} (three times the timeout unless set: longer than a live writer holds
@@ -96,10 +100,10 @@ class KvClient {
 
     /** The value of {@code key}, or empty when it is not stored. */
     Optional<byte[]> get(String key) throws TimeoutException, InterruptedException {
-        String instance = instances.ownerOf(key);
-        KvStoreLayout store = layout(instance);
-        int bucket = store.bucketOf(key);
         long deadline = deadline();
+        String instance = instances.ownerOf(key);
+        KvStoreLayout store = layout(instance, deadline);
+        int bucket = store.bucketOf(key);
         for (int attempt = 0; ; attempt++) {
             KvBucket read = read(instance, store, bucket, deadline);
             if (read != null) {
@@ -128,11 +132,11 @@ class KvClient {
 
     /** Writes {@code entry} into the slot of {@code key}'s bucket that it belongs in; false when there is none to empty. */
     private boolean store(String key, KvSlot entry) throws TimeoutException, InterruptedException {
+        long deadline = deadline();
         String instance = instances.ownerOf(key);
-        KvStoreLayout store = layout(instance);
+        KvStoreLayout store = layout(instance, deadline);
         byte[] image = entry.encode(store.slotSize());
         int bucket = store.bucketOf(key);
-        long deadline = deadline();
         for (int attempt = 0; ; attempt++) {
             byte[] bucketImage = await(rdma.read(instance, store.bucket(bucket), store.bucketSize()), deadline);
             long word = KvBucket.lockWordOf(bucketImage);
@@ -156,7 +160,7 @@ class KvClient {
                 }
                 // Succeeds only if nothing wrote the bucket since the read: what the read showed
                 // (the key in no other slot, this slot free or the key's) still holds.
-                if (compareAndSwap(instance, store, bucket, read.lockWord(), read.lockWord() + 1, deadline)) {
+                if (lock(instance, store, bucket, read.lockWord(), deadline)) {
                     try {
                         int number = store.slotNumber(bucket, slot);
                         // RC delivers the notice after the write, so the server reads the new bytes
@@ -164,7 +168,7 @@ class KvClient {
                         await(rdma.convertSendAndReceive(instance, new KvControl.SlotWritten(number),
                                 KvControl.Acknowledged.class, remaining(deadline)), deadline);
                     } finally {
-                        unlock(instance, store, bucket, read.lockWord() + 1);
+                        letGo(instance, store, bucket, read.lockWord() + 1, deadline);
                     }
                     return true;
                 }
@@ -188,11 +192,13 @@ class KvClient {
      * Takes over the bucket whose lock word {@code expired} outlived its lease: moves it to the next
      * odd value (this client holds it now, its predecessor no longer can let go of it), empties the
      * slots left half-written and tells the server, then lets go. Another writer taking it over at
-     * the same moment makes the swap fail, and this one reads again.
+     * the same moment makes the swap fail, and this one reads again. A swap posted before the
+     * deadline that takes the bucket after it leaves it held: only a take-over empties what its
+     * predecessor half-wrote, so the next writer's lease frees it.
      */
     private void takeOver(String instance, KvStoreLayout store, int bucket, long expired, long deadline)
             throws TimeoutException, InterruptedException {
-        if (!compareAndSwap(instance, store, bucket, expired, expired + 2, deadline)) {
+        if (await(rdma.compareAndSwap(instance, store.lockWord(bucket), expired, expired + 2), deadline) != expired) {
             return;
         }
         held.remove(instance + "/" + bucket);
@@ -209,7 +215,7 @@ class KvClient {
                         KvControl.Acknowledged.class, remaining(deadline)), deadline);
             }
         } finally {
-            unlock(instance, store, bucket, expired + 2);
+            letGo(instance, store, bucket, expired + 2, deadline);
         }
     }
 
@@ -220,20 +226,52 @@ class KvClient {
     }
 
     /**
-     * Lets go of the bucket locked at {@code lockedWord}: waited for to its end, however long the
-     * send queue makes it wait, as giving up would leave the bucket locked for good. One that the
-     * connection's failure cut off is kept to be posted again when it is back.
+     * Locks the bucket, free at {@code word}, by swapping it for the next (odd) value: true when
+     * this client holds it now. A swap posted before the deadline and completed after it lets go at
+     * once of a lock it took, as its caller is gone.
      */
-    private void unlock(String instance, KvStoreLayout store, int bucket, long lockedWord) throws InterruptedException {
+    private boolean lock(String instance, KvStoreLayout store, int bucket, long word, long deadline)
+            throws TimeoutException, InterruptedException {
+        CompletableFuture<Long> swap = rdma.compareAndSwap(instance, store.lockWord(bucket), word, word + 1);
         try {
-            rdma.compareAndSwap(instance, store.lockWord(bucket), lockedWord, lockedWord + 1).get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RdmaChannelDownException || e.getCause() instanceof RdmaOperationException) {
-                cutOff.computeIfAbsent(instance, any -> ConcurrentHashMap.newKeySet())
-                        .add(new CutOffUnlock(store, bucket, lockedWord));
-            }
-            throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+            return await(swap, deadline) == word;
+        } catch (TimeoutException e) {
+            swap.thenAccept(before -> {
+                if (before == word) {
+                    unlock(instance, store, bucket, word + 1);
+                }
+            });
+            throw e;
         }
+    }
+
+    /**
+     * Lets go of the bucket locked at {@code lockedWord}, waiting for that until the deadline: a
+     * failure then is the call's, and an unlock still under way goes on without the caller.
+     */
+    private void letGo(String instance, KvStoreLayout store, int bucket, long lockedWord, long deadline)
+            throws InterruptedException {
+        try {
+            outcome(unlock(instance, store, bucket, lockedWord), deadline);
+        } catch (TimeoutException stillUnderWay) {
+            // ends without the caller: an unlock is never withdrawn
+        }
+    }
+
+    /**
+     * Posts the unlock of the bucket locked at {@code lockedWord}, never to be withdrawn however
+     * long the send queue makes it wait, as giving up would leave the bucket locked for its lease.
+     * One that the connection's failure cuts off is kept to be posted again when it is back.
+     */
+    private CompletableFuture<Long> unlock(String instance, KvStoreLayout store, int bucket, long lockedWord) {
+        return rdma.compareAndSwap(instance, store.lockWord(bucket), lockedWord, lockedWord + 1)
+                .whenComplete((before, failure) -> {
+                    Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                    if (cause instanceof RdmaChannelDownException || cause instanceof RdmaOperationException) {
+                        cutOff.computeIfAbsent(instance, any -> ConcurrentHashMap.newKeySet())
+                                .add(new CutOffUnlock(store, bucket, lockedWord));
+                    }
+                });
     }
 
     /**
@@ -247,10 +285,10 @@ class KvClient {
             return;
         }
         try {
-            KvStoreLayout now = layout(instance);
+            KvStoreLayout now = layout(instance, deadline());
             for (CutOffUnlock cut : unlocks) {
                 if (cut.store().equals(now)) {
-                    unlock(instance, now, cut.bucket(), cut.lockedWord());
+                    unlock(instance, now, cut.bucket(), cut.lockedWord()).join();
                     logger.info("Key-value bucket " + cut.bucket() + " of " + instance + ", whose unlock the"
                             + " connection's failure cut off, let go now that it is back");
                 }
@@ -264,20 +302,14 @@ class KvClient {
         }
     }
 
-    /** Whether the lock word was {@code expected} and is now {@code desired}. */
-    private boolean compareAndSwap(String instance, KvStoreLayout store, int bucket, long expected, long desired,
-                                   long deadline) throws TimeoutException, InterruptedException {
-        return await(rdma.compareAndSwap(instance, store.lockWord(bucket), expected, desired), deadline) == expected;
-    }
-
     /**
      * The layout of {@code instance}'s store, asked for at the first call after each
      * (re)connection: a reconnection may reach a restarted server, whose region has another
-     * address and rkey. Callers at once share one request, each waiting up to its own deadline
-     * (a request that failed is made again by the next caller): one caller's wait never adds to
-     * another's, as it did while they took turns under a lock, a whole timeout each.
+     * address and rkey. Callers at once share one request, each waiting up to its own call's
+     * deadline (a request that failed is made again by the next caller): one caller's wait never
+     * adds to another's, as it did while they took turns under a lock, a whole timeout each.
      */
-    private KvStoreLayout layout(String instance) throws TimeoutException, InterruptedException {
+    private KvStoreLayout layout(String instance, long deadline) throws TimeoutException, InterruptedException {
         CompletableFuture<KvStoreLayout> asked = layouts.computeIfAbsent(instance, any ->
                 rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class, timeout));
         asked.whenComplete((layout, failure) -> {
@@ -285,7 +317,7 @@ class KvClient {
                 layouts.remove(instance, asked);
             }
         });
-        return await(asked.copy(), deadline()); // giving up withdraws this caller's copy, not the request
+        return await(asked.copy(), deadline); // giving up withdraws this caller's copy, not the request
     }
 
     /**
@@ -322,19 +354,22 @@ class KvClient {
 
     /**
      * The operation's outcome, or a {@link TimeoutException} at {@code deadline}, having withdrawn
-     * the operation: cancelled while it waited for room, it is never posted; already posted
-     * ({@code cancel} false), its outcome is waited for, as it will take effect anyway.
+     * the operation if it still waited for send-queue room (then it is never posted); one posted
+     * already ({@code cancel} false) goes on to its outcome without the caller.
      */
     private static <T> T await(CompletableFuture<T> operation, long deadline) throws TimeoutException, InterruptedException {
         try {
-            try {
-                return operation.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                if (operation.cancel(false)) {
-                    throw e;
-                }
-                return operation.get();
-            }
+            return outcome(operation, deadline);
+        } catch (TimeoutException e) {
+            operation.cancel(false);
+            throw e;
+        }
+    }
+
+    /** The operation's outcome, or a {@link TimeoutException} at {@code deadline}, the operation left as it is. */
+    private static <T> T outcome(CompletableFuture<T> operation, long deadline) throws TimeoutException, InterruptedException {
+        try {
+            return operation.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             switch (Objects.requireNonNull(e.getCause())) { // CompletableFuture.get always gives the cause
                 case TimeoutException timedOut -> throw timedOut;

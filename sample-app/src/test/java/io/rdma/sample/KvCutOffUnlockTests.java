@@ -6,14 +6,12 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaOperationException;
 import io.rdma.spring.template.RdmaOperations;
-import io.rdma.verbs.api.RemoteBuffer;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
@@ -61,8 +59,8 @@ class KvCutOffUnlockTests {
     void anUnlockCutOffByTheConnectionsFailureIsPostedAgainOnceItIsBack() throws Exception {
         ConnectedInstances.awaitBoth(connections);
         String instance = connections.group("kv-client").ownerOf(KEY);
-        RemoteBuffer lockWord = lockWordOf(instance);
-        long before = rdma.fetchAndAdd(instance, lockWord, 0).get(10, TimeUnit.SECONDS);
+        KvLockWord lockWord = KvLockWord.of(rdma, instance, KEY);
+        long before = lockWord.read();
         assertThat(KvBucket.isLocked(before)).as("the bucket is free before the PUT").isFalse();
 
         FabricControl fabric = verbs.extension(FabricControl.class).orElseThrow();
@@ -78,23 +76,16 @@ class KvCutOffUnlockTests {
         assertThat(cut).as("the unlock was cut off").isTrue();
 
         await("the cut-off unlock posted again once the connection is back").atMost(WAIT)
-                .ignoreExceptions().until(() -> !KvBucket.isLocked(
-                        rdma.fetchAndAdd(instance, lockWordOf(instance), 0).get(10, TimeUnit.SECONDS)));
+                .ignoreExceptions().until(() -> !KvBucket.isLocked(KvLockWord.of(rdma, instance, KEY).read()));
         long started = System.nanoTime();
         client.put(KEY, bytes("after the connection came back"));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the PUT found the bucket free, no lease waited out")
                 .isLessThan(properties.kv().timeout());
         assertThat(client.get(KEY)).hasValueSatisfying(value ->
                 assertThat(new String(value, StandardCharsets.UTF_8)).isEqualTo("after the connection came back"));
-        assertThat(rdma.fetchAndAdd(instance, lockWord, 0).get(10, TimeUnit.SECONDS))
+        assertThat(lockWord.read())
                 .as("the cut-off PUT's lock and its unlock posted again (+2), the second PUT's lock and unlock (+2);"
                         + " no take-over").isEqualTo(before + 4);
-    }
-
-    private RemoteBuffer lockWordOf(String instance) throws Exception {
-        KvStoreLayout layout = rdma.convertSendAndReceive(instance, new KvControl.LayoutRequest(), KvStoreLayout.class)
-                .get(10, TimeUnit.SECONDS);
-        return layout.lockWord(layout.bucketOf(KEY));
     }
 
     /**
