@@ -244,6 +244,7 @@ client)
     t1=$(now)
     await "$wait_seconds" connected_both || { kill $watcher; fail "$name: B did not reconnect to A: $(transitions | tail -3)"; }
     kill $watcher; wait $watcher 2>/dev/null
+    echo "$(now) $connected" >> "$dir/$name.health" # the poll that found both back, a moment before the watcher's next
     # the connection's first change after t0, and its return to UP after the fault ended
     t_down=$(transitions | awk -v t="$t0" '$1 > t { print $1; exit }')
     t_up=$(transitions | awk -v t="$t1" -v d="${t_down:-0}" '$1 > t && $1 > d && $2 == "UP" { print $1; exit }')
