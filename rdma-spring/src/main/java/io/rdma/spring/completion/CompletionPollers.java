@@ -170,6 +170,16 @@ public final class CompletionPollers implements SmartLifecycle {
         }
     }
 
+    /**
+     * Not stopped when the context pauses (Spring's test context cache pauses a context no test
+     * uses now): stopping is the fabric's teardown (every queue pair flushed to ERR, the pollers
+     * ended), so a paused context keeps its fabric and only its listener containers stop.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     @Override
     public boolean isRunning() {
         return running;

@@ -311,6 +311,12 @@ public final class RdmaConnections implements SmartLifecycle, DisposableBean {
         queuePairs.clear();
     }
 
+    /** Not stopped when the context pauses: stopping closes every connection for good, and a paused context keeps its fabric ({@link CompletionPollers#isPauseable}). */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     @Override
     public boolean isRunning() {
         return threads.isRunning();

@@ -100,6 +100,12 @@ public final class RdmaAsyncEventPublisher implements SmartLifecycle {
         listeners.clear();
     }
 
+    /** Not stopped when the context pauses: a paused context keeps its fabric ({@link CompletionPollers#isPauseable}), and its port states current. */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     @Override
     public boolean isRunning() {
         return running;

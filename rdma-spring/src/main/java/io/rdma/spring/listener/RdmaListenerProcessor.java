@@ -307,6 +307,16 @@ public final class RdmaListenerProcessor implements BeanPostProcessor, BeanFacto
         registry.getObject().closeContainers();
     }
 
+    /**
+     * Not stopped when the context pauses: stopping closes the containers for good, where a pause
+     * only stops them (their registry is pauseable) over a fabric that stays
+     * ({@link CompletionPollers#isPauseable}).
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     @Override
     public boolean isRunning() {
         return running;

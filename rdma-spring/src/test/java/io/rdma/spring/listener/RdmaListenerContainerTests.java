@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Listener containers through their registry, in a plain Spring context: they start once the
  * context has refreshed, stop and start, pause (messages wait, and are handled in order after
- * resume), and a closing context waits for the invocation in flight.
+ * resume), stop and start again with a paused and restarted context over a fabric that stays, and
+ * a closing context waits for the invocation in flight.
  */
 class RdmaListenerContainerTests {
 
@@ -83,6 +84,33 @@ class RdmaListenerContainerTests {
 
             await(() -> orders.received.size() == 1, "the message after start");
             assertThat(orders.received).containsExactly("while stopped");
+        }
+    }
+
+    /**
+     * What Spring's test context cache does to a context no test uses now, and to it again when a
+     * test does: the fabric stays (a message sent meanwhile arrives), the containers stop and start.
+     */
+    @Test
+    void aPausedContextKeepsItsFabricAndItsContainersHandleMessagesOnceItRestarts() throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(Orders.class)) {
+            RdmaListenerContainer container = context.getBean(RdmaListenerEndpointRegistry.class)
+                    .listenerContainer("orders");
+            Orders orders = context.getBean(Orders.class);
+            send(context, "before");
+            await(() -> orders.received.size() == 1, "the message before the pause");
+
+            context.pause();
+            assertThat(container.isRunning()).as("the container of a paused context").isFalse();
+            send(context, "while paused");
+            Thread.sleep(QUIET_MILLIS);
+            assertThat(orders.received).as("handled while paused").containsExactly("before");
+
+            context.restart();
+
+            send(context, "after");
+            await(() -> orders.received.size() == 3, "the messages of the pause and after it");
+            assertThat(orders.received).containsExactly("before", "while paused", "after");
         }
     }
 
