@@ -85,7 +85,7 @@ class AtomicsTest {
         if (refusedAtPost == null) {
             Completion done = Completions.awaitOne(loopback.requesterCq());
             assertThat(done.status()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
-            assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+            QueuePairStates.awaitState(loopback.requester(), QueuePairState.ERR);
         } else {
             // A device may check the alignment when the WR is posted (rxe does); the simulated fabric
             // leaves it to the responder, as the verbs manual's completion status table describes.

@@ -35,7 +35,7 @@ class ReceiverNotReadyTest {
         Completion failed = Completions.awaitOne(loopback.requesterCq());
         assertThat(failed.wrId()).isEqualTo(3);
         assertThat(failed.status()).isEqualTo(CompletionStatus.RNR_RETRY_EXC_ERR);
-        assertThat(loopback.requester().state()).isEqualTo(QueuePairState.ERR);
+        QueuePairStates.awaitState(loopback.requester(), QueuePairState.ERR);
     }
 
     @Test
