@@ -111,7 +111,7 @@ class KvCallDeadlineTests {
     @Test
     void theLayoutRequestsWaitCountsInTheCallsTimeout() throws Exception {
         String key = "deadline-layout";
-        Duration layoutDelay = TIMEOUT.multipliedBy(7).dividedBy(10);
+        Duration layoutDelay = TIMEOUT.multipliedBy(9).dividedBy(10); // a timeout each: 3.8 s, well past the bound
         KvClient client = clientOf(InterceptedOperations.of(rdma, (method, arguments) -> {
             if (method.getName().equals("convertSendAndReceive") && arguments[1] instanceof KvControl.LayoutRequest) {
                 return CompletableFuture.supplyAsync(() -> null,
