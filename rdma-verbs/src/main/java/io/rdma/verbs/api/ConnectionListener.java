@@ -50,6 +50,8 @@ public final class ConnectionListener extends VerbsResource {
      * {@code handshakeTimeout} for the connection to be established; empty when no request came.
      * The two are apart so that a loop may poll for requests briefly (to notice it should stop)
      * while a request it got still has the time a slow fabric needs to complete the handshake.
+     * On iWARP the accepting side sends nothing before the client's first message has arrived
+     * (see {@link ConnectionRequest#accept(QueuePair, byte[], Duration, ReliabilitySettings)}).
      *
      * @throws VerbsException {@code rdma_accept} with {@code ETIMEDOUT} when the client did not
      *                        establish the connection within {@code handshakeTimeout}, ECONNRESET

@@ -41,6 +41,13 @@ public final class ConnectionRequest implements AutoCloseable {
      * established, with the RC reliability attributes {@code reliability} sets in place of those
      * the connection manager gives {@code qp}.
      *
+     * <p>On iWARP ({@link TransportType#IWARP}) the accepting side is the MPA responder, which
+     * sends nothing before the client's first message has arrived (RFC 5044 §7.1.2): a protocol
+     * in which the server speaks first has the client send a message first all the same. siw,
+     * which does not negotiate RFC 6581's ready-to-receive message, holds to it by failing the
+     * client's connect ({@code rdma_connect} EINVAL, {@code RDMA_CM_EVENT_CONNECT_ERROR}) when
+     * a message follows the reply before the client has taken it.
+     *
      * @throws VerbsException {@code rdma_accept} with ETIMEDOUT when the client did not establish
      *         the connection in time, ECONNRESET when it gave up first; EINVAL when {@code qp}
      *         belongs to another context, is not RC or UC, or is not in RESET, or when
