@@ -72,8 +72,9 @@ slack=${FAULTS_SLACK_SECONDS:-10}
 # 20 s), after the connection is back
 lease=30
 # link-down is left out unless named: after B's netdev went down and up, B's connection manager
-# receives nothing more and its connections do not come back (docs/reliability.md, "A link that
-# goes down and up again")
+# receives nothing more and its connections do not come back: a disconnect sent while the link
+# was down left rxe's GSI queue pair in ERR (softroce/rxe-link-down-cm.sh; docs/reliability.md,
+# "A link that goes down and up again")
 # the default is every fault the issue names but link-down; both of delay and loss at once
 # (delay-50ms-loss-1) runs when named
 scenarios=${FAULTS_SCENARIOS:-kill,loss-1,loss-20,delay-50ms,partition}
