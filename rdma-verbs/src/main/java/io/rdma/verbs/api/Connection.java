@@ -13,6 +13,11 @@ import java.util.function.Consumer;
  * the connection manager's id; a failure of one of these steps is thrown after the others
  * ran, with the connection closed all the same. Nothing depends on a connection.
  *
+ * <p>While no port of the device is ACTIVE the disconnect and the id's release are held until
+ * one is again, or until the context closes: the peer hears of the disconnect once the link is
+ * back rather than never, and on rxe a disconnect sent while the link is down leaves the device's
+ * connection manager deaf (docs/reliability.md). The connection is closed at once all the same.
+ *
  * <p>Thread-safe.
  */
 public final class Connection extends VerbsResource {
@@ -58,10 +63,11 @@ public final class Connection extends VerbsResource {
     }
 
     /**
-     * Moves the QP to ERR, then disconnects and releases the id. A failure of either step does
-     * not stop the other, and the connection is closed all the same: the provider releases the
-     * id even when {@code rdma_disconnect} fails, so nothing is left to use or to close again.
-     * The first failure is thrown afterwards ({@link VerbsResource#close()}).
+     * Moves the QP to ERR, then disconnects and releases the id (or holds both while no port is
+     * ACTIVE). A failure of either step does not stop the other, and the connection is closed all
+     * the same: the provider releases the id even when {@code rdma_disconnect} fails, so nothing is
+     * left to use or to close again. The first failure is thrown afterwards
+     * ({@link VerbsResource#close()}).
      */
     @Override
     void destroyHandle() {
@@ -73,7 +79,7 @@ public final class Connection extends VerbsResource {
             failure = e;
         }
         try {
-            handle.disconnect();
+            context().heldDisconnects().sendOrHold("disconnect of the " + describe(), handle::disconnect);
         } catch (RuntimeException e) {
             if (failure == null) {
                 failure = e;

@@ -128,20 +128,15 @@ public final class ConnectionManager {
     }
 
     /**
-     * Sends a connection request only while a port of the device is ACTIVE: it could not get
-     * through, and on rxe one sent while the link is down leaves the kernel's connection manager
-     * unable to reach this host's own address until the module is loaded again (Debian's 6.1 and
-     * 6.12 kernels; rping alone shows it, docs/reliability.md).
+     * Sends a connection request only while a port of the device is ACTIVE, for the reason a
+     * disconnect is held then ({@link HeldDisconnects}): it could not get through, and on rxe it
+     * would leave the device's connection manager deaf.
      */
     private void requireActivePort(InetSocketAddress remote) {
-        int ports = context.queryDevice().physicalPortCount();
-        for (int port = 1; port <= ports; port++) {
-            if (context.queryPort(port).state() == PortState.ACTIVE) {
-                return;
-            }
+        if (!context.hasActivePort()) {
+            throw new VerbsException("rdma_connect", Errno.ENETDOWN, "connecting to " + remote + ": no port of "
+                    + context.deviceName() + " is ACTIVE", "connect once a port is ACTIVE again (IBV_EVENT_PORT_ACTIVE)");
         }
-        throw new VerbsException("rdma_connect", Errno.ENETDOWN, "connecting to " + remote + ": no port of "
-                + context.deviceName() + " is ACTIVE", "connect once a port is ACTIVE again (IBV_EVENT_PORT_ACTIVE)");
     }
 
     DeviceContext context() {

@@ -84,7 +84,7 @@ public final class ConnectionRequest implements AutoCloseable {
             listener.ensureOpen();
             qpHandle = manager.connectable(qp, reliability, "rdma_accept");
         } catch (RuntimeException e) {
-            handle.reject();
+            refuse();
             throw e;
         }
         return manager.register(qp, handle.accept(qpHandle, privateData.clone(), handshakeTimeout.toNanos(),
@@ -105,13 +105,14 @@ public final class ConnectionRequest implements AutoCloseable {
     }
 
     /**
-     * Refuses the request: the client's connect fails with ECONNREFUSED.
+     * Refuses the request: the client's connect fails with ECONNREFUSED. While no port of the
+     * device is ACTIVE the refusal is held until one is, as a disconnect is ({@link Connection}).
      *
      * @throws IllegalStateException when the request was accepted or rejected already
      */
     public void reject() {
         decide();
-        handle.reject();
+        refuse();
     }
 
     /** Rejects the request unless it was accepted or rejected. */
@@ -120,6 +121,11 @@ public final class ConnectionRequest implements AutoCloseable {
         if (!decided) {
             reject();
         }
+    }
+
+    private void refuse() {
+        listener.manager().context().heldDisconnects().sendOrHold("rejection of the request from "
+                + remoteAddress(), handle::reject);
     }
 
     private void decide() {

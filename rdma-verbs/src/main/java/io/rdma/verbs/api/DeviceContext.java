@@ -34,12 +34,14 @@ public final class DeviceContext extends VerbsResource {
     /** Every open resource of this context by its provider handle: maps async events back, counts leaks. */
     private final Map<Object, VerbsResource> resourcesByHandle = new ConcurrentHashMap<>();
     private final List<AsyncEventListener> listeners = new CopyOnWriteArrayList<>();
+    private final HeldDisconnects heldDisconnects = new HeldDisconnects(this);
 
     DeviceContext(Device device, ContextHandle handle) {
         super(ResourceKind.DEVICE_CONTEXT, null, handle, List.of());
         this.device = device;
         this.handle = handle;
         resourcesByHandle.put(handle, this);
+        listeners.add(heldDisconnects);
         handle.startAsyncEvents(this::dispatch);
     }
 
@@ -248,6 +250,21 @@ public final class DeviceContext extends VerbsResource {
         }
     }
 
+    /** Whether a port of the device is ACTIVE: whether a connection manager message can leave. */
+    boolean hasActivePort() {
+        int ports = queryDevice().physicalPortCount();
+        for (int port = 1; port <= ports; port++) {
+            if (handle.queryPort(port).state() == PortState.ACTIVE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    HeldDisconnects heldDisconnects() {
+        return heldDisconnects;
+    }
+
     ReentrantLock lifecycleLock() {
         return lifecycleLock;
     }
@@ -275,6 +292,7 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     void destroyHandle() {
+        heldDisconnects.sendAllNow();
         handle.close();
         device.verbs().closed(this);
     }

@@ -6,6 +6,7 @@ import io.rdma.verbs.api.CompletionStatus;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionListener;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.ConnectionRequest;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.PortState;
@@ -16,6 +17,7 @@ import io.rdma.verbs.api.ReceiveWorkRequest;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.provider.simulated.FabricControl;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,10 +27,13 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -88,13 +93,11 @@ class FaultInjectionTest {
     @Test
     void aConnectWhileNoPortIsActiveFailsAtOnceAndGoesThroughOnceThePortIsBack() throws Exception {
         ConnectionManager cm = ConnectionManager.of(fabric.context());
-        QueuePair serverQp = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null,
-                LoopbackFabric.DEFAULT_CAPABILITIES);
-        QueuePair clientQp = fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null,
-                LoopbackFabric.DEFAULT_CAPABILITIES);
+        QueuePair serverQp = unconnectedQueuePair();
+        QueuePair clientQp = unconnectedQueuePair();
         try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4);
              ExecutorService server = Executors.newSingleThreadExecutor()) {
-            InetSocketAddress address = new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
+            InetSocketAddress address = loopbackAddressOf(listener);
             control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
 
             long started = System.nanoTime();
@@ -114,6 +117,86 @@ class FaultInjectionTest {
                 assertThat(serverSide.queuePair().state()).isEqualTo(QueuePairState.RTS);
             }
         }
+    }
+
+    /**
+     * A connection closed while no port is ACTIVE is closed at once, but its disconnect is held:
+     * nothing leaves while the port is down (on rxe a disconnect sent then leaves the device's
+     * connection manager deaf), the provider counts the held id, and once the port is ACTIVE again
+     * the disconnect goes out and the peer hears of it. Before the hold the peer never heard: the
+     * disconnect was lost with the link.
+     */
+    @Test
+    void aDisconnectWhileNoPortIsActiveIsHeldAndReachesThePeerOnceThePortIsBack() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = unconnectedQueuePair();
+        QueuePair clientQp = unconnectedQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4);
+             ExecutorService server = Executors.newSingleThreadExecutor()) {
+            InetSocketAddress address = loopbackAddressOf(listener);
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT));
+            Connection client = cm.connect(address, clientQp, new byte[0], LoopbackFabric.WAIT);
+            try (Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                CountDownLatch heard = new CountDownLatch(1);
+                serverSide.onPeerDisconnect(connection -> heard.countDown());
+                long connections = fabric.verbs().liveObjects().get(ResourceKind.CONNECTION);
+                control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
+                fabric.awaitEvent(AsyncEventType.PORT_ERR, e -> e.portNumber() == fabric.port());
+
+                client.close();
+
+                assertThat(client.isClosed()).isTrue();
+                assertThat(clientQp.state()).isEqualTo(QueuePairState.ERR);
+                assertThat(heard.await(300, TimeUnit.MILLISECONDS)).as("nothing left while the port was down")
+                        .isFalse();
+                assertThat(fabric.verbs().liveObjects().get(ResourceKind.CONNECTION)).as("the held id")
+                        .isEqualTo(connections);
+
+                control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
+
+                assertThat(heard.await(10, TimeUnit.SECONDS)).as("the held disconnect reached the peer").isTrue();
+                assertThat(fabric.verbs().liveObjects().get(ResourceKind.CONNECTION)).as("the id released")
+                        .isEqualTo(connections - 1);
+            }
+        }
+    }
+
+    /**
+     * A request rejected while no port is ACTIVE has its rejection held like a disconnect: the
+     * client hears nothing while the port is down and is refused (ECONNREFUSED) once it is back,
+     * well before its own timeout. Before the hold the simulated fabric refused it at once.
+     */
+    @Test
+    void aRejectionWhileNoPortIsActiveIsHeldAndRefusesTheClientOnceThePortIsBack() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair clientQp = unconnectedQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 4);
+             ExecutorService client = Executors.newSingleThreadExecutor()) {
+            InetSocketAddress address = loopbackAddressOf(listener);
+            Future<Connection> connecting = client.submit(() -> cm.connect(address, clientQp, new byte[0],
+                    Duration.ofSeconds(60)));
+            ConnectionRequest request = listener.nextRequest(LoopbackFabric.WAIT).orElseThrow();
+            control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
+            fabric.awaitEvent(AsyncEventType.PORT_ERR, e -> e.portNumber() == fabric.port());
+
+            request.reject();
+
+            assertThatThrownBy(() -> connecting.get(300, TimeUnit.MILLISECONDS)).as("nothing left while the port "
+                    + "was down").isInstanceOf(TimeoutException.class);
+            control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
+            assertThatThrownBy(() -> connecting.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOfSatisfying(VerbsException.class, failure ->
+                            VerbsErrors.assertFailure(failure, "rdma_connect", Errno.ECONNREFUSED));
+        }
+    }
+
+    private QueuePair unconnectedQueuePair() {
+        return fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null, LoopbackFabric.DEFAULT_CAPABILITIES);
+    }
+
+    private static InetSocketAddress loopbackAddressOf(ConnectionListener listener) {
+        return new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
     }
 
     @Test

@@ -385,16 +385,17 @@ class RdmaConnectionsTests {
     }
 
     /**
-     * A client whose queue pair failed while its port was down could not tell the listener it
-     * left (the disconnect was lost) and connects again once the port is back: the listener, full
-     * with the peer it never heard leave, lets that peer go, since the request comes from the same
-     * client, and accepts it. (On rxe0 a link bounce left an instance's connections to itself
-     * timing out for good: its listeners, full, took no request.) Simulated only: the port goes
-     * down and the queue pair fails by fault injection.
+     * A client whose queue pair failed while its port was down cannot tell the listener it left
+     * until the port is back (its disconnect is held), and connects again then: the listener, full
+     * with the peer it has not heard leave, lets that peer go, on the held disconnect or on the
+     * request, which comes from the same client (what frees it when the disconnect was lost, as a
+     * peer's port down loses it), and accepts it. (On rxe0 a link bounce left an instance's
+     * connections to itself timing out for good: its listeners, full, took no request.) Simulated
+     * only: the port goes down and the queue pair fails by fault injection.
      */
     @Test
     @SimulatedOnly
-    void aFullListenerLetsAPeerGoWhenItsClientConnectsAgainAfterItsDisconnectWasLost() {
+    void aFullListenerTakesBackAClientWhoseQueuePairFailedWhileThePortWasDown() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
         RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
                 .withPropertyValues("rdma.connections.listeners.echo.max-connections=1")
@@ -411,7 +412,7 @@ class RdmaConnectionsTests {
                     await().atMost(Duration.ofSeconds(10)).until(() ->
                             connections.outbound().getFirst().state() != ConnectionState.UP);
                     assertThat(connections.listeners().getFirst().peers()).extracting(RdmaConnections.PeerStatus::name)
-                            .as("the peer whose disconnect was lost").containsExactly("echo#1");
+                            .as("the peer whose disconnect is held").containsExactly("echo#1");
                     fabric.setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.ACTIVE);
 
                     await().atMost(Duration.ofSeconds(20)).until(() ->
