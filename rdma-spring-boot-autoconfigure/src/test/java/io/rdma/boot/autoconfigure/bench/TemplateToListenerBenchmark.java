@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,6 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -61,6 +63,11 @@ public class TemplateToListenerBenchmark {
 
     /** Messages the listener method has handled, by either path. */
     static final AtomicLong HANDLED = new AtomicLong();
+    /** How long a {@code park} sender spins for room before it parks, as the template's futures spin before they park. */
+    private static final long SENDER_SPIN_NANOS = 20_000;
+    /** The parked sender, and how many messages handled wake it: half its window drained. */
+    private static volatile @Nullable Thread parkedSender;
+    private static volatile long wakeAt = Long.MAX_VALUE;
 
     @Param({"bytes", "zeroCopy"})
     public String path;
@@ -71,6 +78,15 @@ public class TemplateToListenerBenchmark {
     /** The completion queue's idle strategy ({@code rdma.devices.*.completion-queues.*.idle}). */
     @Param({"spin", "backoff"})
     public String idle;
+
+    /**
+     * How the sender waits for room in its window: {@code spin} busy-waits; {@code park} spins
+     * briefly, then parks until the listener has drained half the window, as a sender blocked on
+     * its futures would (with a second process on one of two cores, a sender that spins holds the
+     * core the poller needs until the scheduler preempts it).
+     */
+    @Param({"spin", "park"})
+    public String sender;
 
     private ConfigurableApplicationContext context;
     private RdmaTemplate template;
@@ -96,10 +112,40 @@ public class TemplateToListenerBenchmark {
 
     @Benchmark
     public void sendOneMessage() {
+        if (sender.equals("park")) {
+            awaitRoomParking();
+        }
         while (sent - HANDLED.get() >= WINDOW) {
             Thread.onSpinWait();
         }
         send();
+    }
+
+    private void awaitRoomParking() {
+        long spinUntil = System.nanoTime() + SENDER_SPIN_NANOS;
+        while (sent - HANDLED.get() >= WINDOW && System.nanoTime() < spinUntil) {
+            Thread.onSpinWait();
+        }
+        while (sent - HANDLED.get() >= WINDOW) {
+            wakeAt = sent - WINDOW / 2;
+            parkedSender = Thread.currentThread();
+            // checked again once the listener can see the parked sender, so no wake-up is lost
+            if (HANDLED.get() < wakeAt) {
+                LockSupport.park(this);
+            }
+            parkedSender = null;
+            wakeAt = Long.MAX_VALUE;
+        }
+    }
+
+    /** Counts a handled message and wakes a parked sender once half its window is drained. */
+    static void handled() {
+        if (HANDLED.incrementAndGet() >= wakeAt) {
+            Thread parked = parkedSender;
+            if (parked != null) {
+                LockSupport.unpark(parked);
+            }
+        }
     }
 
     private void send() {
@@ -119,7 +165,7 @@ public class TemplateToListenerBenchmark {
     static class BytesListener {
         @RdmaListener(connectionListener = "sink", concurrency = 1)
         void receive(byte[] payload) {
-            HANDLED.incrementAndGet();
+            handled();
         }
     }
 
@@ -130,14 +176,14 @@ public class TemplateToListenerBenchmark {
         @RdmaListener(connectionListener = "sink", concurrency = 1)
         void receive(ReceivedBuffer buffer) {
             lastValue = buffer.payload().get(ValueLayout.JAVA_LONG, 0);
-            HANDLED.incrementAndGet();
+            handled();
         }
     }
 
     static class BytesPollerListener {
         @RdmaListener(connectionListener = "sink", onPollerThread = true)
         void receive(byte[] payload) {
-            HANDLED.incrementAndGet();
+            handled();
         }
     }
 
@@ -148,7 +194,7 @@ public class TemplateToListenerBenchmark {
         @RdmaListener(connectionListener = "sink", onPollerThread = true)
         void receive(ReceivedBuffer buffer) {
             lastValue = buffer.payload().get(ValueLayout.JAVA_LONG, 0);
-            HANDLED.incrementAndGet();
+            handled();
         }
     }
 }
