@@ -2,7 +2,9 @@ package io.rdma.sample.faults;
 
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -185,8 +187,7 @@ final class RegisterLinearizability {
                       List<Map<State, List<Taken>>> byDepth) {
         long deadline = deadline(segment, state);
         boolean overwritable = readLater(from, segment, state) < 0;
-        for (int i = state.prefix(); i < segment.size() && segment.get(i).invoke() <= deadline;
-             i = state.pendingFrom(i + 1)) {
+        for (int i : earliestOfEachEffect(segment, state, deadline)) {
             RegisterOp operation = segment.get(i);
             if (operation.allows(state.register())) {
                 if (operation.kind() == RegisterOp.Kind.READ || overwritable) {
@@ -208,6 +209,28 @@ final class RegisterLinearizability {
                 keepMinimal(byDepth.get(depth(withReads)), withReads, oneMore);
             }
         }
+    }
+
+    /**
+     * The operations that may take effect next in {@code state} (those not yet linearized invoked
+     * by {@code deadline}), only the earliest to complete of those with the same effect (kind and
+     * value): the writes of values nobody read are all alike, and so are the DELETEs that answered
+     * 204. Taking a later-completing one first is never needed: in any order that does, the two can
+     * swap places, as the earlier-completing one may stand where the other stood (it was invoked by
+     * the deadline, so before any operation between the two completed) and the later-completing one
+     * where the earlier one stood (no operation between them was invoked after the earlier one
+     * completed). Without this, a key with twenty writes of unread values in flight at once (a
+     * thousand clients) had a state for each subset of them taken, and the check ran out of heap.
+     */
+    private static Collection<Integer> earliestOfEachEffect(List<RegisterOp> segment, State state, long deadline) {
+        Map<RegisterOp.Kind, Map<@Nullable String, Integer>> earliest = new EnumMap<>(RegisterOp.Kind.class);
+        for (int i = state.prefix(); i < segment.size() && segment.get(i).invoke() <= deadline;
+             i = state.pendingFrom(i + 1)) {
+            RegisterOp operation = segment.get(i);
+            earliest.computeIfAbsent(operation.kind(), kind -> new HashMap<>()).merge(operation.value(), i,
+                    (kept, next) -> segment.get(next).complete() < segment.get(kept).complete() ? next : kept);
+        }
+        return earliest.values().stream().flatMap(byValue -> byValue.values().stream()).sorted().toList();
     }
 
     /**
