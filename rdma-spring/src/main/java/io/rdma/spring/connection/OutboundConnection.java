@@ -5,6 +5,7 @@ import io.rdma.spring.channel.RdmaChannels;
 import io.rdma.spring.resource.ConnectionPlan.OutboundPlan;
 import io.rdma.verbs.api.Connection;
 import io.rdma.verbs.api.ConnectionManager;
+import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.VerbsException;
@@ -12,6 +13,7 @@ import io.rdma.verbs.api.VerbsException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
@@ -137,21 +139,30 @@ final class OutboundConnection {
     /**
      * Attempts go on while the application runs and the connection is not retired: after the
      * configured retries the connection is reported DOWN and tried again at the longest backoff.
+     * An attempt that found no port of the device ACTIVE (ENETDOWN, nothing sent) is not one of
+     * them: the connection is DOWN, and the next attempt goes out as soon as a port is ACTIVE
+     * again, the round starting anew. Spending the round on a link that is down left a connection
+     * waiting out the longest backoff after the link came back.
      */
     private void keepConnecting(boolean afterFailure) {
         try {
             if (afterFailure) {
                 tearDown();
             }
-            for (int attempt = 1; threads.isRunning() && retired == null; attempt++) {
+            int attempt = 1;
+            while (threads.isRunning() && retired == null) {
                 try {
                     attempt(attempt);
                     return;
-                } catch (VerbsException | UnknownHostException e) {
-                    if (attempt > plan.retries()) {
-                        moveTo(ConnectionState.DOWN);
+                } catch (VerbsException e) {
+                    if (e.errno() == Errno.ENETDOWN) {
+                        awaitActivePort();
+                        attempt = 1;
+                        continue;
                     }
-                    Thread.sleep(plan.backoff(attempt));
+                    backOff(attempt++);
+                } catch (UnknownHostException e) {
+                    backOff(attempt++);
                 }
             }
         } catch (InterruptedException e) {
@@ -162,6 +173,23 @@ final class OutboundConnection {
             logger.error("RDMA connection '" + plan.name() + "' could not be recovered", e);
         } finally {
             doneWorking();
+        }
+    }
+
+    private void backOff(int failedAttempt) throws InterruptedException {
+        if (failedAttempt > plan.retries()) {
+            moveTo(ConnectionState.DOWN);
+        }
+        Thread.sleep(plan.backoff(failedAttempt));
+    }
+
+    /** DOWN until a port is ACTIVE, the application stops or the connection is retired (looked at each second). */
+    private void awaitActivePort() throws InterruptedException {
+        moveTo(ConnectionState.DOWN);
+        logger.info("RDMA connection '" + plan.name() + "': waiting for a port of its device to be ACTIVE again, "
+                + "then connecting at once");
+        while (threads.isRunning() && retired == null && !manager.awaitActivePort(Duration.ofSeconds(1))) {
+            // each second: a retirement or a stop ends the wait
         }
     }
 

@@ -342,7 +342,13 @@ final class ListenerInvoker {
             sent = CompletableFuture.failedFuture(e);
         }
         sent.whenComplete((ignored, notSent) -> {
-            if (notSent != null) {
+            if (notSent == null) {
+                return;
+            }
+            if (new RdmaReplyException(channel, notSent).isChannelFailure()) {
+                logger.warn("The error reply of " + description + " to a request on channel '" + channel
+                        + "' was lost with the channel: " + notSent.getMessage());
+            } else {
                 logger.error(description + " could not send the error reply to a request on channel '" + channel + "'",
                         notSent);
             }

@@ -139,6 +139,20 @@ public final class ConnectionManager {
         }
     }
 
+    /**
+     * Waits until a port of the device is ACTIVE, for at most {@code timeout}: until then a
+     * {@link #connect} fails with ENETDOWN at once, nothing sent. Woken by
+     * {@code IBV_EVENT_PORT_ACTIVE}, so a connection whose link went down can try again the moment
+     * it is back rather than after a backoff. Returns at once when a port is ACTIVE, or when the
+     * ports cannot be queried (the next verb then says what became of the device).
+     *
+     * @return whether a port is ACTIVE (or could not be queried); false when {@code timeout} passed first
+     * @throws InterruptedException when the thread is interrupted while it waits
+     */
+    public boolean awaitActivePort(Duration timeout) throws InterruptedException {
+        return context.activePortWait().await(timeout);
+    }
+
     DeviceContext context() {
         return context;
     }

@@ -35,6 +35,7 @@ public final class DeviceContext extends VerbsResource {
     private final Map<Object, VerbsResource> resourcesByHandle = new ConcurrentHashMap<>();
     private final List<AsyncEventListener> listeners = new CopyOnWriteArrayList<>();
     private final HeldDisconnects heldDisconnects = new HeldDisconnects(this);
+    private final ActivePortWait activePortWait = new ActivePortWait(this);
 
     DeviceContext(Device device, ContextHandle handle) {
         super(ResourceKind.DEVICE_CONTEXT, null, handle, List.of());
@@ -42,6 +43,7 @@ public final class DeviceContext extends VerbsResource {
         this.handle = handle;
         resourcesByHandle.put(handle, this);
         listeners.add(heldDisconnects);
+        listeners.add(activePortWait);
         handle.startAsyncEvents(this::dispatch);
     }
 
@@ -263,6 +265,10 @@ public final class DeviceContext extends VerbsResource {
 
     HeldDisconnects heldDisconnects() {
         return heldDisconnects;
+    }
+
+    ActivePortWait activePortWait() {
+        return activePortWait;
     }
 
     ReentrantLock lifecycleLock() {

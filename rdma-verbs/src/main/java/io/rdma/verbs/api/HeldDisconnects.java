@@ -56,8 +56,12 @@ final class HeldDisconnects implements AsyncEventListener {
     @Override
     public void onEvent(AsyncEvent event) {
         if (event.type() == AsyncEventType.PORT_ACTIVE && isHolding()) {
-            // the event thread must not wait for the sends (a disconnect waits for the id's own events)
-            Thread.ofVirtual().name("rdma-held-disconnects-" + context.deviceName())
+            // The event thread must not wait for the sends (a disconnect waits for the id's own events).
+            // A platform thread: the sends block in librdmacm, which pins a virtual thread to its
+            // carrier, and under load a virtual thread waits for a carrier behind the application's own
+            // (on a one-CPU rxe0 guest serving HTTP, 15 s and 85 s after PORT_ACTIVE: the connections
+            // came back only then)
+            Thread.ofPlatform().daemon().name("rdma-held-disconnects-" + context.deviceName())
                     .start(() -> sendHeld("port " + event.portNumber() + " is ACTIVE again"));
         }
     }

@@ -191,6 +191,31 @@ class FaultInjectionTest {
         }
     }
 
+    /**
+     * A connect fails with ENETDOWN while no port is ACTIVE; {@code awaitActivePort} answers at once
+     * while one is, waits out its timeout while none is, and returns as soon as one is ACTIVE again
+     * (IBV_EVENT_PORT_ACTIVE), not at its timeout.
+     */
+    @Test
+    void awaitingAnActivePortReturnsWhenThePortIsActiveAgain() throws Exception {
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        assertThat(cm.awaitActivePort(Duration.ZERO)).as("ACTIVE: at once").isTrue();
+        control.setPortState(fabric.deviceName(), fabric.port(), PortState.DOWN);
+        fabric.awaitEvent(AsyncEventType.PORT_ERR, e -> e.portNumber() == fabric.port());
+        assertThatThrownBy(() -> cm.connect(new InetSocketAddress("127.0.0.1", 7471), unconnectedQueuePair(),
+                new byte[0], Duration.ofSeconds(5))).isInstanceOfSatisfying(VerbsException.class, failure ->
+                VerbsErrors.assertFailure(failure, "rdma_connect", Errno.ENETDOWN));
+        assertThat(cm.awaitActivePort(Duration.ofMillis(200))).as("DOWN: the timeout").isFalse();
+
+        try (ExecutorService waiter = Executors.newSingleThreadExecutor()) {
+            Future<Boolean> waiting = waiter.submit(() -> cm.awaitActivePort(Duration.ofSeconds(60)));
+            assertThatThrownBy(() -> waiting.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            control.setPortState(fabric.deviceName(), fabric.port(), PortState.ACTIVE);
+
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).as("woken by the event, not at its 60 s").isTrue();
+        }
+    }
+
     private QueuePair unconnectedQueuePair() {
         return fabric.queuePair(QueuePairType.RC, fabric.completionQueue(64), null, LoopbackFabric.DEFAULT_CAPABILITIES);
     }

@@ -426,6 +426,47 @@ class RdmaConnectionsTests {
     }
 
     /**
+     * A connection that failed while no port of its device was ACTIVE waits for one, DOWN, rather
+     * than spend its attempts on connects that cannot leave (ENETDOWN), and connects the moment the
+     * port is ACTIVE again: not after its backoff, here 20 s from the second attempt on. (On rxe0
+     * a link down for 5 s spent a connection's whole round, and it came back only at backoff.max.)
+     * Simulated only: the port goes down and the queue pair fails by fault injection.
+     */
+    @Test
+    @SimulatedOnly
+    void aConnectionThatLostItsLinkConnectsAsSoonAsThePortIsActiveAgain() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        String backoff = "rdma.connections.outbound.echo-client.backoff.";
+        RdmaContextRunners.simulatedRunner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withPropertyValues(backoff + "initial=200ms", backoff + "multiplier=100", backoff + "max=60s")
+                .withUserConfiguration(EchoConfiguration.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RdmaConnections connections = context.getBean(RdmaConnections.class);
+                    FabricControl fabric = context.getBean(Verbs.class).extension(FabricControl.class).orElseThrow();
+                    assertThat(connections.outbound().getFirst().attempts()).isEqualTo(1);
+
+                    fabric.setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.DOWN);
+                    fabric.failQueuePair(RdmaContextRunners.DECLARED_DEVICE,
+                            context.getBean("client", QueuePair.class).qpNumber());
+                    await().atMost(Duration.ofSeconds(10)).until(() ->
+                            connections.outbound().getFirst().state() == ConnectionState.DOWN);
+                    Thread.sleep(2_000);
+                    assertThat(connections.outbound().getFirst().attempts())
+                            .as("one attempt found the port down; none since").isEqualTo(2);
+                    assertThat(connections.outbound().getFirst().state()).isEqualTo(ConnectionState.DOWN);
+
+                    fabric.setPortState(RdmaContextRunners.DECLARED_DEVICE, 1, PortState.ACTIVE);
+
+                    await().atMost(Duration.ofSeconds(5)).until(() ->
+                            connections.outbound().getFirst().state() == ConnectionState.UP);
+                    assertThat(connections.outbound().getFirst().attempts()).isEqualTo(3);
+                    assertThat(roundTrip(context.getBean(RdmaTemplate.class), context.getBean(Replies.class),
+                            "back")).isEqualTo("BACK");
+                });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    /**
      * The declared queue pairs of both sides are made anew for the reconnection (the listener's for
      * its next peer). Simulated only: the client QP fails by fault injection.
      */

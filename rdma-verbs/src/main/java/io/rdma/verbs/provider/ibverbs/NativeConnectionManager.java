@@ -19,6 +19,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ThreadFactory;
 
 import org.jspecify.annotations.Nullable;
 
@@ -324,13 +325,20 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
     private static final class Connection implements ConnectionHandle {
 
         private static final long WATCH_SLICE_NANOS = 200_000_000;
+        private static final ThreadFactory PEER_DISCONNECTED_THREADS =
+                Thread.ofPlatform().daemon().name("rdma-peer-disconnected").factory();
 
         private final CmId id;
         private final InetSocketAddress remote;
         private final byte[] peerPrivateData;
         private final LiveObjectCensus census;
-        /** Actions run on threads of their own: one may well close this connection, which waits for the watcher. */
-        private final PeerDisconnectNotice peerDisconnect = new PeerDisconnectNotice(Thread.ofVirtual()::start);
+        /**
+         * Actions run on threads of their own: one may well close this connection, which waits for the
+         * watcher. Platform threads: a close blocks in librdmacm, pinning a virtual thread's carrier, and
+         * a virtual thread may wait seconds for a carrier behind the application's own under load.
+         */
+        private final PeerDisconnectNotice peerDisconnect = new PeerDisconnectNotice(
+                action -> PEER_DISCONNECTED_THREADS.newThread(action).start());
         private @Nullable Thread watcher;
         private volatile boolean closing;
 
