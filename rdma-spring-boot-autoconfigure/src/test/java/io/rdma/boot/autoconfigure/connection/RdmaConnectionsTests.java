@@ -467,6 +467,57 @@ class RdmaConnectionsTests {
     }
 
     /**
+     * The loss on the listener's side: a partition at the listener's host loses the client's
+     * disconnect (the client's port is ACTIVE, so nothing holds it), and the listener's idle queue
+     * pair notices nothing. Full with the peer it never heard leave, the listener lets that peer go
+     * when the same client connects again (the identity in its private data) and accepts it; a
+     * request from anyone else would wait out the accept-timeout and be refused, each time. Two
+     * hosts on one shared simulated fabric, the listener's first (its address 10.1.1.1).
+     */
+    @Test
+    @SimulatedOnly
+    void aFullListenerWhoseLinkLostTheDisconnectLetsThePeerGoWhenItsClientConnectsAgain() {
+        String fabric = "rdma.simulated.fabric=lost-disconnect";
+        RdmaContextRunners.simulatedRunner("two-hosts-listener").withPropertyValues(fabric)
+                .withBean(EchoServer.class).run(listener -> {
+                    assertThat(listener).hasNotFailed();
+                    RdmaConnections accepting = listener.getBean(RdmaConnections.class);
+                    FabricControl listenerLink = listener.getBean(Verbs.class).extension(FabricControl.class)
+                            .orElseThrow();
+                    RdmaContextRunners.simulatedRunner("two-hosts-client")
+                            .withPropertyValues(fabric, "rdma-test.peer-address=10.1.1.1")
+                            .withUserConfiguration(ClientRepliesConfiguration.class).run(client -> {
+                                assertThat(client).hasNotFailed();
+                                RdmaConnections connecting = client.getBean(RdmaConnections.class);
+                                RdmaTemplate template = client.getBean(RdmaTemplate.class);
+                                Replies replies = client.getBean(Replies.class);
+                                assertThat(roundTrip(template, replies, "before")).isEqualTo("BEFORE");
+                                assertThat(accepting.listeners().getFirst().peers())
+                                        .extracting(RdmaConnections.PeerStatus::name).containsExactly("echo#1");
+
+                                listenerLink.setLoss(RdmaContextRunners.DECLARED_DEVICE, 1, 1.0);
+                                client.getBean(Verbs.class).extension(FabricControl.class).orElseThrow()
+                                        .failQueuePair(RdmaContextRunners.DECLARED_DEVICE,
+                                                client.getBean("client", QueuePair.class).qpNumber());
+                                // the reconnection's first attempt timed out in the partition
+                                await().atMost(Duration.ofSeconds(10)).until(() ->
+                                        connecting.outbound().getFirst().attempts() >= 3);
+                                assertThat(accepting.listeners().getFirst().peers())
+                                        .extracting(RdmaConnections.PeerStatus::name)
+                                        .as("the peer whose disconnect was lost").containsExactly("echo#1");
+                                listenerLink.setLoss(RdmaContextRunners.DECLARED_DEVICE, 1, 0);
+
+                                await().atMost(Duration.ofSeconds(10)).until(() ->
+                                        connecting.outbound().getFirst().state() == ConnectionState.UP);
+                                await().atMost(Duration.ofSeconds(5)).until(() -> accepting.listeners().getFirst()
+                                        .peers().stream().map(RdmaConnections.PeerStatus::name).toList()
+                                        .equals(List.of("echo#2")));
+                                assertThat(roundTrip(template, replies, "after")).isEqualTo("AFTER");
+                            });
+                });
+    }
+
+    /**
      * The declared queue pairs of both sides are made anew for the reconnection (the listener's for
      * its next peer). Simulated only: the client QP fails by fault injection.
      */
