@@ -48,7 +48,7 @@ final class ActivePortWait implements AsyncEventListener {
             while (true) {
                 // an event that comes between the query and the wait is counted, so it is not missed
                 long seen = activations;
-                if (isActiveOrUnknown()) {
+                if (context.hasActivePortOrCannotTell()) {
                     return true;
                 }
                 while (activations == seen) {
@@ -61,14 +61,6 @@ final class ActivePortWait implements AsyncEventListener {
             }
         } finally {
             lock.unlock();
-        }
-    }
-
-    private boolean isActiveOrUnknown() {
-        try {
-            return context.hasActivePort();
-        } catch (RuntimeException e) {
-            return true;
         }
     }
 }

@@ -263,6 +263,19 @@ public final class DeviceContext extends VerbsResource {
         return false;
     }
 
+    /**
+     * Whether no port event is worth waiting for: a port is ACTIVE, or the ports cannot be queried
+     * (the device removed, say), when no event would ever come and the next verb says what became
+     * of the device.
+     */
+    boolean hasActivePortOrCannotTell() {
+        try {
+            return hasActivePort();
+        } catch (RuntimeException e) {
+            return true;
+        }
+    }
+
     HeldDisconnects heldDisconnects() {
         return heldDisconnects;
     }

@@ -33,11 +33,12 @@ final class HeldDisconnects implements AsyncEventListener {
     }
 
     /**
-     * Sends at once while a port is ACTIVE, throwing what the send fails with; holds it otherwise,
-     * to be sent when a port is ACTIVE again, and returns.
+     * Sends at once while a port is ACTIVE (or the ports cannot be queried: no event would ever
+     * release a hold), throwing what the send fails with; holds it otherwise, to be sent when a port
+     * is ACTIVE again, and returns.
      */
     void sendOrHold(String description, Runnable send) {
-        if (!mayHold()) {
+        if (context.hasActivePortOrCannotTell()) {
             send.run();
             return;
         }
@@ -48,7 +49,7 @@ final class HeldDisconnects implements AsyncEventListener {
                 + context.deviceName() + " is ACTIVE again: a connection manager message sent while no port is "
                 + "ACTIVE cannot get through, and on rxe it leaves the device's connection manager deaf");
         // the port may have come back between the check and the hold, its event dispatched already
-        if (!mayHold()) {
+        if (context.hasActivePortOrCannotTell()) {
             sendHeld("a port is ACTIVE again");
         }
     }
@@ -69,18 +70,6 @@ final class HeldDisconnects implements AsyncEventListener {
     /** Sends everything held, whatever the ports' state: the context is closing. */
     void sendAllNow() {
         sendHeld("its device context is closing");
-    }
-
-    /**
-     * Whether no port is ACTIVE. A device whose ports cannot be queried (removed, say) sends at
-     * once: no port event would ever release what it held.
-     */
-    private boolean mayHold() {
-        try {
-            return !context.hasActivePort();
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 
     private synchronized boolean isHolding() {
