@@ -66,6 +66,11 @@ public final class SimulatedLoopback implements AutoCloseable {
         QueuePairCapabilities capabilities = QueuePairCapabilities.of(maxSendWr, MAX_RECV_WR);
         client = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, capabilities));
         server = pd.createQueuePair(QueuePairOptions.of(QueuePairType.RC, cq, capabilities));
+        connect(client, server);
+    }
+
+    /** Connects two RC queue pairs of one simulated device to each other on port 1, out of band. */
+    public static void connect(QueuePair client, QueuePair server) {
         ConnectOptions clientEnd = ConnectOptions.builder().port(1).sendPsn(100).build();
         ConnectOptions serverEnd = ConnectOptions.builder().port(1).sendPsn(200).build();
         var clientEndpoint = client.localEndpoint(clientEnd);

@@ -14,6 +14,7 @@ import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.QueuePairType;
+import io.rdma.verbs.api.TransportType;
 
 import io.rdma.spring.template.RdmaTemplate;
 
@@ -160,6 +161,13 @@ public class RdmaProperties {
         private int ports = 1;
 
         /**
+         * Transport of the device: 'infiniband' (on 'infiniband' ports, or RoCE on 'ethernet' ones)
+         * or 'iwarp', as Soft-iWARP (siw) is: link-layer 'ethernet', no atomics, RC queue pairs only
+         * (others fail with EOPNOTSUPP), immediate data refused at the post (EINVAL).
+         */
+        private TransportType transport = TransportType.INFINIBAND;
+
+        /**
          * Link layer of every port: 'infiniband' (addressed by LID) or 'ethernet' (RoCE, addressed
          * by GID; needed for flows).
          */
@@ -254,6 +262,14 @@ public class RdmaProperties {
 
         public void setPorts(int ports) {
             this.ports = ports;
+        }
+
+        public TransportType getTransport() {
+            return transport;
+        }
+
+        public void setTransport(TransportType transport) {
+            this.transport = transport;
         }
 
         public LinkLayer getLinkLayer() {

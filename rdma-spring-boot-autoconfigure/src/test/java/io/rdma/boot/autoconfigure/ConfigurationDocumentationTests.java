@@ -2,6 +2,7 @@ package io.rdma.boot.autoconfigure;
 
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.TransportType;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,10 +58,12 @@ class ConfigurationDocumentationTests {
     private static final Pattern CLASS = Pattern.compile("\\bclass\\s+(\\w+)");
     /**
      * Constants of the verbs' enums that no property takes as a value, left out of the Type column:
-     * a port's link layer is never unspecified on a configured device, and a RoCE GID is never of
-     * type ib (roce-gid-type: ib fails the start).
+     * a port's link layer is never unspecified on a configured device, a RoCE GID is never of
+     * type ib (roce-gid-type: ib fails the start), and a simulated device's transport is infiniband
+     * or iwarp (any other fails the start).
      */
-    private static final Set<Object> NOT_CONFIGURABLE = Set.of(LinkLayer.UNSPECIFIED, GidType.IB);
+    private static final Set<Object> NOT_CONFIGURABLE = Set.of(LinkLayer.UNSPECIFIED, GidType.IB,
+            TransportType.USNIC, TransportType.USNIC_UDP, TransportType.UNSPECIFIED, TransportType.UNKNOWN);
 
     @Test
     void theKeyReferenceIsGeneratedFromThePropertiesClasses() throws IOException {

@@ -47,6 +47,8 @@ final class ReceiveContainer {
     private final MemoryPool pool;
     private final int depth;
     private final LongAdder unhandled;
+    /** Whether each message starts with the in-band header ({@link RdmaWireFormat}): the device has no immediate data. */
+    private final boolean inBand;
     private volatile @Nullable ListenerInvoker listener;
     private volatile @Nullable ReplySink replies;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest();
@@ -94,6 +96,7 @@ final class ReceiveContainer {
         this.depth = Math.max(1, Math.min(qp.capabilities().maxRecvWr(),
                 pool.capacity() / (2 * channel.poolSharers())));
         this.unhandled = unhandled;
+        this.inBand = RdmaWireFormat.inBand(qp);
         this.held = new boolean[pool.capacity()];
         this.lent = new boolean[pool.capacity()];
         this.spares = new CopiedDelivery[pool.capacity()];
@@ -170,6 +173,10 @@ final class ReceiveContainer {
         int receivedIn = (int) (completion.wrId() >>> 32);
         ListenerInvoker invoker;
         int length;
+        MemorySegment payload;
+        boolean hasImmediateData;
+        int immediateData;
+        boolean framed = true;
         boolean reply;
         synchronized (this) {
             if (receivedIn != generation || !held[index]) {
@@ -185,21 +192,33 @@ final class ReceiveContainer {
             // went where the writer addressed it, and byte_len is the write's length, not the buffer's.
             boolean written = completion.opcode() == CompletionOpcode.RECV_RDMA_WITH_IMM;
             length = written ? 0 : (int) completion.byteLength();
-            reply = !written && completion.hasImmediateData() && RdmaWireFormat.isReply(completion.immediateData());
+            payload = buffer.segment();
+            hasImmediateData = completion.hasImmediateData();
+            immediateData = completion.immediateData();
+            if (inBand) { // the word is the header (RdmaWireFormat); an iWARP device has no write with immediate data
+                framed = length >= RdmaWireFormat.IN_BAND_HEADER;
+                if (framed) {
+                    immediateData = RdmaWireFormat.inBandWord(payload);
+                    hasImmediateData = RdmaWireFormat.travelsInBand(immediateData);
+                    length -= RdmaWireFormat.IN_BAND_HEADER;
+                    payload = payload.asSlice(RdmaWireFormat.IN_BAND_HEADER);
+                }
+            }
+            reply = !written && hasImmediateData && RdmaWireFormat.isReply(immediateData);
             invoker = listener;
-            if (reply || invoker == null) {
+            if (reply || invoker == null || !framed) {
                 delivery = null;
             } else if (invoker.lendsBuffers()) {
                 lent[index] = true;
-                delivery = new ReceivedBuffer(this, name, buffer.segment(), length, completion.hasImmediateData(),
-                        completion.immediateData(), index, receivedIn);
+                delivery = new ReceivedBuffer(this, name, payload, length, hasImmediateData, immediateData, index,
+                        receivedIn);
             } else {
                 byte[] bytes = new byte[length];
-                MemorySegment.copy(buffer.segment(), ValueLayout.JAVA_BYTE, 0, bytes, 0, length);
+                MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, bytes, 0, length);
                 CopiedDelivery copied = spares[index];
                 spares[index] = null;
                 delivery = (copied != null ? copied : new CopiedDelivery(this, name, index))
-                        .carry(bytes, completion.hasImmediateData(), completion.immediateData(), receivedIn);
+                        .carry(bytes, hasImmediateData, immediateData, receivedIn);
             }
         }
         if (delivery != null && invoker != null) { // set together, above
@@ -208,12 +227,13 @@ final class ReceiveContainer {
         }
         ReplySink sink = replies;
         if (reply && sink != null) {
-            sink.replied(channel, completion.immediateData(), pool.buffer(index).segment(), length);
+            sink.replied(channel, immediateData, payload, length);
         } else {
             unhandled.increment();
             if (logger.isDebugEnabled()) {
-                logger.debug("Channel '" + name + "' received a " + (reply ? "reply" : "message") + " that nothing"
-                        + " takes (" + length + " bytes): dropped");
+                logger.debug("Channel '" + name + "' received a " + (reply ? "reply" : "message") + (framed
+                        ? " that nothing takes" : " shorter than the in-band header of a channel without immediate"
+                        + " data") + " (" + length + " bytes): dropped");
             }
         }
         returned(index, receivedIn);

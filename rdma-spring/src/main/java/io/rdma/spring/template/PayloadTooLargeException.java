@@ -1,7 +1,8 @@
 package io.rdma.spring.template;
 
 /**
- * A payload longer than the buffers of its channel's memory pool: refused at the call, before it
+ * A payload longer than the buffers of its channel's memory pool (less the in-band header of
+ * {@link RdmaWireFormat} on a channel without immediate data): refused at the call, before it
  * waits for room or is sent, as no room would ever make it fit.
  */
 public class PayloadTooLargeException extends IllegalArgumentException {
@@ -11,8 +12,9 @@ public class PayloadTooLargeException extends IllegalArgumentException {
     private final long bufferSize;
 
     public PayloadTooLargeException(String channel, String declaration, int length, long bufferSize) {
-        super(length + " bytes do not fit the " + bufferSize + "-byte buffers of the memory pool of channel '" + channel
-                + "'; send less, or raise the buffer-size of the memory pool that queue pair '" + declaration
+        super(length + " bytes do not fit the " + bufferSize + " bytes a message of channel '" + channel + "' carries"
+                + " (its memory pool's buffer size, less the in-band header on a channel without immediate data);"
+                + " send less, or raise the buffer-size of the memory pool that queue pair '" + declaration
                 + "' names");
         this.channel = channel;
         this.length = length;

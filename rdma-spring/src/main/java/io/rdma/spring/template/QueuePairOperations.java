@@ -9,8 +9,8 @@ import io.rdma.verbs.api.PooledBuffer;
 import io.rdma.verbs.api.QueuePair;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.SendFlag;
+import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
-import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.WorkCompletion;
 
 import java.util.ArrayDeque;
@@ -75,8 +75,11 @@ final class QueuePairOperations {
     private final SendTimeout sendTimeout;
     private final PendingRequests pendingRequests;
     private final long sendTimeoutNanos;
-    /** Whether the channel's device carries immediate data: iWARP's does not. */
-    private final boolean immediateData;
+    /**
+     * Whether the channel's sends carry their immediate value in an in-band header
+     * ({@link RdmaWireFormat}), as its device carries no immediate data (iWARP).
+     */
+    private final boolean inBand;
     private final SendWorkRequest request = new SendWorkRequest();
     /**
      * By the index of the pool buffer each leased: an index is in one operation at a time, so the
@@ -106,7 +109,7 @@ final class QueuePairOperations {
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
         this.inFlight = new AtomicReferenceArray<>(pool.capacity());
         this.pendingRequests = new PendingRequests(name, lateReplies);
-        this.immediateData = qp.context().device().transportType() != TransportType.IWARP;
+        this.inBand = RdmaWireFormat.inBand(qp);
     }
 
     RdmaChannel channel() {
@@ -148,12 +151,21 @@ final class QueuePairOperations {
         return made.future();
     }
 
+    /** The bytes in front of {@code operation}'s payload: the in-band header of a send on a channel without immediate data. */
+    private int header(TemplateOperation operation) {
+        SendOpcode opcode = operation.opcode();
+        return inBand && (opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM)
+                ? RdmaWireFormat.IN_BAND_HEADER : 0;
+    }
+
     /** Why {@code made} is refused before it waits, as no room in the send queue would ever let it go; null when it is not. */
     private @Nullable RuntimeException refusal(TemplateOperation made) {
-        if (made.payloadLength() > pool.bufferSize()) {
-            return new PayloadTooLargeException(name, channel.declaration(), made.payloadLength(), pool.bufferSize());
+        int largest = pool.bufferSize() - header(made);
+        if (made.payloadLength() > largest) {
+            return new PayloadTooLargeException(name, channel.declaration(), made.payloadLength(), largest);
         }
-        if (made.carriesImmediateData() && !immediateData) {
+        if (inBand && made.carriesImmediateData()
+                && (made.opcode() != SendOpcode.SEND_WITH_IMM || !RdmaWireFormat.travelsInBand(made.immediateData()))) {
             return new ImmediateDataUnsupportedException(name, made.name(), qp.context().deviceName());
         }
         return null;
@@ -275,9 +287,16 @@ final class QueuePairOperations {
         long wrId = WR_ID_TAG | buffer.index();
         inFlight.set(buffer.index(), operation);
         try {
-            request.reset().wrId(wrId).opcode(operation.opcode()).flags(SIGNALED).addSge(buffer, 0, operation
-                    .payloadLength());
-            operation.prepare(buffer, request);
+            int header = header(operation);
+            request.reset().wrId(wrId).opcode(header > 0 ? SendOpcode.SEND : operation.opcode()).flags(SIGNALED)
+                    .addSge(buffer, 0, header + operation.payloadLength());
+            operation.prepare(buffer, header, request);
+            int immediateData = operation.carriesImmediateData() ? operation.immediateData() : 0;
+            if (header > 0) {
+                RdmaWireFormat.writeInBandWord(buffer.segment(), immediateData);
+            } else if (operation.carriesImmediateData()) {
+                request.immediateData(immediateData);
+            }
             if (!operation.claim()) {
                 inFlight.set(buffer.index(), null);
                 buffer.close();

@@ -1,5 +1,11 @@
 package io.rdma.spring.template;
 
+import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.TransportType;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -26,6 +32,16 @@ import java.nio.charset.StandardCharsets;
  * with either top bit set). A listener that answers a message of kind 00 with immediate data echoes
  * that value unchanged, as before request/reply existed; a message without immediate data is
  * answered without.
+ *
+ * <p><b>Without immediate data</b> (iWARP, RFC 5040: {@link #inBand(QueuePair)}), the same 32-bit
+ * word travels in band: every SEND on such a channel, request/reply or not, starts with a 4-byte
+ * header, the word in network byte order, and the payload follows it. A plain message's word is
+ * 0 (kind 00, its low 30 bits reserved as 0); a request, a reply and an error reply carry their
+ * kind and correlation id as above. Immediate data of the application's own (kind 00 with a
+ * value, RDMA writes with immediate data) does not exist there, and the template refuses it. RDMA
+ * writes, reads and atomics carry no header. A message shorter than the header is dropped and
+ * counted as unhandled. Both ends of a connection have the same transport, so both use the same
+ * framing.
  */
 public final class RdmaWireFormat {
 
@@ -37,6 +53,9 @@ public final class RdmaWireFormat {
     /** The largest correlation id, and the largest immediate value of a send the application may use. */
     public static final int MAX_CORRELATION_ID = (1 << 30) - 1;
     private static final int KIND_SHIFT = 30;
+    /** The bytes in front of a send's payload on a channel whose device carries no immediate data. */
+    public static final int IN_BAND_HEADER = Integer.BYTES;
+    private static final ValueLayout.OfInt IN_BAND_WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private RdmaWireFormat() {
     }
@@ -58,6 +77,29 @@ public final class RdmaWireFormat {
     /** Whether {@code immediateData} is a reply or an error reply: the requester's, never a listener's. */
     public static boolean isReply(int immediateData) {
         return kind(immediateData) >= REPLY;
+    }
+
+    /** Whether the sends of {@code qp} carry the word in band: its device has no immediate data (iWARP). */
+    public static boolean inBand(QueuePair qp) {
+        return qp.context().device().transportType() == TransportType.IWARP;
+    }
+
+    /**
+     * Whether a send with immediate value {@code immediateData} can go in band: a message of
+     * request/reply can, the application's own immediate data cannot.
+     */
+    public static boolean travelsInBand(int immediateData) {
+        return kind(immediateData) != APPLICATION;
+    }
+
+    /** Writes {@code word}, the in-band header, at the start of {@code buffer}. */
+    public static void writeInBandWord(MemorySegment buffer, int word) {
+        buffer.set(IN_BAND_WORD, 0, word);
+    }
+
+    /** The in-band header at the start of {@code buffer}. */
+    public static int inBandWord(MemorySegment buffer) {
+        return buffer.get(IN_BAND_WORD, 0);
     }
 
     /** The payload of an error reply: {@code type}, a newline, and {@code message}, in UTF-8. */

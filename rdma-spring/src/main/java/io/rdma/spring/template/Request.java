@@ -59,9 +59,13 @@ final class Request extends TemplateOperation {
     }
 
     @Override
-    void prepare(PooledBuffer buffer, SendWorkRequest wr) {
-        MemorySegment.copy(payload, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, payload.length);
-        wr.immediateData(RdmaWireFormat.immediateData(RdmaWireFormat.REQUEST, correlationId));
+    int immediateData() {
+        return RdmaWireFormat.immediateData(RdmaWireFormat.REQUEST, correlationId);
+    }
+
+    @Override
+    void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        MemorySegment.copy(payload, 0, buffer.segment(), ValueLayout.JAVA_BYTE, offset, payload.length);
     }
 
     @Override

@@ -213,8 +213,17 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         return false;
     }
 
-    /** Fills the leased buffer and the work request, whose opcode, wr_id and entry are already set. */
-    abstract void prepare(PooledBuffer buffer, SendWorkRequest wr);
+    /**
+     * Fills the leased buffer from byte {@code offset} on (past the in-band header of a channel
+     * without immediate data: {@link RdmaWireFormat}) and the work request, whose opcode, wr_id
+     * and entry are already set; the immediate data is the caller's to place.
+     */
+    abstract void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr);
+
+    /** The 32-bit value a send or write with immediate data carries; 0 for the others. */
+    int immediateData() {
+        return 0;
+    }
 
     /** What the successful completion yields, read from the buffer before it is returned. */
     @Nullable Object outcome(PooledBuffer buffer) {
@@ -254,11 +263,13 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
-            MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
-            if (carriesImmediateData()) {
-                wr.immediateData(immediateData);
-            }
+        final int immediateData() {
+            return immediateData;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+            MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, offset, data.length);
         }
     }
 
@@ -272,8 +283,8 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
-            super.prepare(buffer, wr);
+        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+            super.prepare(buffer, offset, wr);
             wr.remote(target);
         }
     }
@@ -330,11 +341,13 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
-            writer.accept(buffer.segment());
-            if (carriesImmediateData()) {
-                wr.immediateData(immediateData);
-            }
+        int immediateData() {
+            return immediateData;
+        }
+
+        @Override
+        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+            writer.accept(offset == 0 ? buffer.segment() : buffer.segment().asSlice(offset));
         }
     }
 
@@ -359,7 +372,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             wr.remote(source);
         }
 
@@ -397,7 +410,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, SendWorkRequest wr) {
+        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             wr.remote(target).atomic(compareOrAdd, swap);
         }
 

@@ -15,7 +15,7 @@ public enum TransportType {
      * carries it in UDP/IP, or Ethernet frames for RoCE v1), told apart by the port's
      * {@link LinkLayer}. RC, UC and UD queue pairs; connected QPs are walked to RTS with the peer's
      * QPN, GID and PSN exchanged out of band (verbs manual §11.2) or through rdma_cm. Soft-RoCE
-     * ({@code rxe}) and the simulated fabric are this.
+     * ({@code rxe}) and the simulated fabric's devices, unless their spec says iWARP, are this.
      */
     INFINIBAND,
 
@@ -25,7 +25,8 @@ public enum TransportType {
      * manager sets up and hands to the queue pair, so an RC QP connects only through rdma_cm
      * ({@link ConnectionManager}), never by {@code ibv_modify_qp} with a peer's QPN and GID; there
      * are no UC or UD QPs and no address handles, and the port has a single GID, made from its
-     * netdev's MAC address.
+     * netdev's MAC address. A simulated device can be this ({@code DeviceSpec}'s transport): it
+     * refuses other QP types and immediate data as siw does, but connects as InfiniBand does.
      */
     IWARP,
 

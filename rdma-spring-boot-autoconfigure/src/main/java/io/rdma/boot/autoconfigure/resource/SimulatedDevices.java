@@ -5,6 +5,7 @@ import io.rdma.verbs.api.CompletionCounterOp;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
 import io.rdma.verbs.api.LockedMemoryAllowance;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.util.ArrayList;
@@ -81,6 +82,20 @@ final class SimulatedDevices {
                     + " Ethernet; 'unspecified' is what a device that predates link layers reports",
                     "Set link-layer to infiniband or ethernet (RoCE, as rxe).");
         }
+        TransportType transport = device.getTransport();
+        if (transport != TransportType.INFINIBAND && transport != TransportType.IWARP) {
+            throw new InvalidRdmaConfigurationException(property + ".transport", "a simulated device carries the"
+                    + " InfiniBand or the iWARP transport, not '" + ConfiguredNames.nameOf(transport) + "'",
+                    "Set transport to infiniband (as rxe and InfiniBand HCAs) or iwarp (as siw).");
+        }
+        if (transport == TransportType.IWARP && device.getLinkLayer() != LinkLayer.ETHERNET) {
+            throw new InvalidRdmaConfigurationException(property + ".link-layer", "an iwarp device runs over TCP/IP"
+                    + " on Ethernet (siw reports link_layer Ethernet), not on link-layer '"
+                    + ConfiguredNames.nameOf(device.getLinkLayer()) + "'", "Set link-layer: ethernet on the iwarp"
+                    + " device.");
+        }
+        // siw reports atomic_cap ATOMIC_NONE: an iWARP device has no atomics
+        spec.transport(transport).atomics(transport != TransportType.IWARP);
         if (device.getRoceGidType() == GidType.IB) {
             throw new InvalidRdmaConfigurationException(property + ".roce-gid-type", "RoCE GIDs are roce-v1 or"
                     + " roce-v2, not ib", "Set roce-gid-type to roce-v2 (as rxe) or roce-v1.");

@@ -1,5 +1,6 @@
 package io.rdma.spring.listener;
 
+import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.SendQueueFullException;
@@ -73,6 +74,7 @@ class RdmaListenerTests {
      */
     @Test
     void messagesBeyondTheLimitWaitHoldingTheirBuffersSoTheSenderWaitsAndNothingIsLost() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         runner().withBean(OneAtATime.class).withPropertyValues(PD + ".queue-pairs.client.send-timeout=60s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -126,6 +128,7 @@ class RdmaListenerTests {
      */
     @Test
     void aReplyThatCannotBeSentReachesTheErrorHandler() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         String peerPrototype = PD + ".queue-pair-prototypes.sink-peer";
         runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(Replying.class)
                 .withPropertyValues(peerPrototype + ".max-send-wr=2", peerPrototype + ".send-timeout=100ms",
@@ -172,6 +175,7 @@ class RdmaListenerTests {
     /** As {@link #aReplyThatCannotBeSentReachesTheErrorHandler}, from a method that must not wait for its reply. */
     @Test
     void aReplyFromThePollerThreadThatCannotBeSentReachesTheErrorHandler() {
+        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.RNR_FLOW_CONTROL);
         String peerPrototype = PD + ".queue-pair-prototypes.sink-peer";
         runner().withBean("recordingErrorHandler", RecordingErrorHandler.class).withBean(ReplyingOnPollerThread.class)
                 .withPropertyValues(peerPrototype + ".max-send-wr=2", peerPrototype + ".send-timeout=100ms",

@@ -1,6 +1,5 @@
 package io.rdma.boot.autoconfigure.metrics;
 
-import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
 import io.rdma.spring.template.RdmaReplyTimeoutException;
@@ -34,7 +33,6 @@ class DroppedMessageMetricsTests {
 
     @Test
     void anAnswerWhereNothingListensIsCountedUnhandled() {
-        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         RdmaContextRunners.runner("connected").withConfiguration(METRICS).withBean(SlowEcho.class).run(context -> {
             PrometheusScrape scrape = new PrometheusScrape(context);
             assertThat(scrape.value(UNHANDLED, Map.of())).isZero();
@@ -53,7 +51,6 @@ class DroppedMessageMetricsTests {
 
     @Test
     void aReplyAfterItsRequestTimedOutIsCountedLate() {
-        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         RdmaContextRunners.runner("connected").withConfiguration(METRICS).withBean(SlowEcho.class).run(context -> {
             PrometheusScrape scrape = new PrometheusScrape(context);
             RdmaTemplate template = context.getBean(RdmaTemplate.class);

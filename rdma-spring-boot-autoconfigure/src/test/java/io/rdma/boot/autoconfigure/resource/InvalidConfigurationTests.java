@@ -6,7 +6,9 @@ import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.boot.autoconfigure.ResourceLifecycleRecorder;
 import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.verbs.api.Device;
+import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.ProviderKind;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
 
@@ -36,6 +38,8 @@ class InvalidConfigurationTests {
     private static final String DEVICE = RdmaContextRunners.DEVICE_PROPERTY;
     /** The description of the device under test where a test runs on the simulated fabric. */
     private static final String SIMULATED_DEVICE = "rdma.simulated.devices." + RdmaContextRunners.DEVICE;
+    /** The description of a simulated iWARP device beside the device under test. */
+    private static final String IWARP_DEVICE = "rdma.simulated.devices.iw0";
     private static final String PD = DEVICE + ".protection-domains.pd0";
     private static final String QP = PD + ".queue-pairs.qp";
 
@@ -415,6 +419,34 @@ class InvalidConfigurationTests {
         FailureAnalysis analysis = failsOnSimulated(SIMULATED_DEVICE + ".link-layer",
                 SIMULATED_DEVICE + ".link-layer=unspecified");
         assertThat(analysis.getAction()).contains("infiniband or ethernet");
+    }
+
+    /** Simulated only: it describes the device (rdma.simulated.devices); iWARP runs on Ethernet. */
+    @Test
+    @SimulatedOnly
+    void simulatedIwarpDeviceOnTheDefaultLinkLayer() {
+        FailureAnalysis analysis = failsOnSimulated(IWARP_DEVICE + ".link-layer", IWARP_DEVICE + ".transport=iwarp");
+        assertThat(analysis.getDescription()).contains("infiniband");
+        assertThat(analysis.getAction()).contains("link-layer: ethernet");
+    }
+
+    /** Simulated only: it describes the device (rdma.simulated.devices). */
+    @Test
+    @SimulatedOnly
+    void simulatedIwarpDeviceOnEthernetStarts() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        String pd = "rdma.devices.iw0.protection-domains.pd0";
+        RdmaContextRunners.simulatedRunner().withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withPropertyValues(IWARP_DEVICE + ".transport=iwarp", IWARP_DEVICE + ".link-layer=ethernet",
+                        "rdma.devices.iw0.completion-queues.cq.entries=16", pd + ".queue-pairs.qp.type=rc",
+                        pd + ".queue-pairs.qp.send-cq=cq", pd + ".queue-pairs.qp.max-send-wr=8",
+                        pd + ".queue-pairs.qp.max-recv-wr=8")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("iw0", DeviceContext.class).device().transportType())
+                            .isEqualTo(TransportType.IWARP);
+                });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.rdma.spring.template;
 
-import io.rdma.boot.autoconfigure.IwarpLack;
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
 import io.rdma.spring.listener.RdmaListener;
 
@@ -32,7 +31,6 @@ class RdmaTemplateReplyTimeoutTests {
 
     @Test
     void aReplyAfterItsTimeoutFailsTheRequestAtTheDeadlineAndIsCountedLate() {
-        RdmaContextRunners.assumeInfinibandTransport(IwarpLack.IMMEDIATE_DATA);
         RdmaContextRunners.runner("connected").withUserConfiguration(SlowEchoConfiguration.class).run(context -> {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             assertThat(template.sendAndReceive("client", bytes("hi"), Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS))

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.LockedMemoryAllowance;
 import io.rdma.verbs.api.Mtu;
 import io.rdma.verbs.api.PortState;
 import io.rdma.verbs.api.ProviderSettings;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.Unsigned64;
 
 import java.util.EnumSet;
@@ -28,19 +29,42 @@ import java.util.Set;
  * so the spec also says what that host grants it ({@link HostAccess}: device nodes, locked
  * memory), whether a subnet manager assigned its InfiniBand ports LIDs, and which
  * {@link GidType} its RoCE GIDs have. The defaults grant everything, as a well set-up host does.
+ *
+ * <p>The {@link TransportType transport} is InfiniBand (on InfiniBand ports, or RoCE on Ethernet
+ * ones) or iWARP, as Soft-iWARP ({@code siw}) is: an iWARP device has Ethernet ports and no
+ * atomics, and refuses what siw refuses of what iWARP lacks (UC, UD and raw packet QPs:
+ * EOPNOTSUPP at {@code ibv_create_qp}; immediate data: EINVAL at {@code ibv_post_send}). It
+ * connects, retries and orders its first messages as the InfiniBand transport does: iWARP's
+ * connection through rdma_cm only, its lack of RNR retries and MPA's first-message rule are not
+ * simulated.
  */
-public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState initialPortState, Mtu mtu,
-                         int activeSpeed, int activeWidth, List<Gid> extraGids, int maxQp, int maxQpWr,
-                         int maxSge, int maxCq, int maxCqe, int maxMr, long maxMrSize, int maxPd, int maxSrq,
-                         int maxSrqWr, int maxAh, int maxInlineData, int maxQpRdAtom, boolean atomics,
-                         boolean completionTimestamps, int maxCompletionCounters, long completionCounterMaxValue,
-                         Set<CompletionCounterOp> completionCounterOps, boolean flowCounters,
-                         GidType roceGidType, boolean subnetManager, LockedMemoryAllowance lockedMemory,
-                         DeviceNodeAccess verbsNodeAccess, DeviceNodeAccess connectionManagerNodeAccess)
+public record DeviceSpec(String name, TransportType transport, int ports, LinkLayer linkLayer,
+                         PortState initialPortState, Mtu mtu, int activeSpeed, int activeWidth, List<Gid> extraGids,
+                         int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr, long maxMrSize,
+                         int maxPd, int maxSrq, int maxSrqWr, int maxAh, int maxInlineData, int maxQpRdAtom,
+                         boolean atomics, boolean completionTimestamps, int maxCompletionCounters,
+                         long completionCounterMaxValue, Set<CompletionCounterOp> completionCounterOps,
+                         boolean flowCounters, GidType roceGidType, boolean subnetManager,
+                         LockedMemoryAllowance lockedMemory, DeviceNodeAccess verbsNodeAccess,
+                         DeviceNodeAccess connectionManagerNodeAccess)
         implements ProviderSettings {
 
     public DeviceSpec {
         Objects.requireNonNull(name, "name");
+        if (Objects.requireNonNull(transport, "transport") != TransportType.INFINIBAND
+                && transport != TransportType.IWARP) {
+            throw new IllegalArgumentException("device " + name + ": the simulated transports are INFINIBAND and"
+                    + " IWARP, not " + transport);
+        }
+        if (transport == TransportType.IWARP && linkLayer != LinkLayer.ETHERNET) {
+            // iWARP runs over TCP/IP on Ethernet: siw reports link_layer Ethernet
+            throw new IllegalArgumentException("device " + name + ": an IWARP device's link layer is ETHERNET, not "
+                    + linkLayer);
+        }
+        if (transport == TransportType.IWARP && atomics) {
+            throw new IllegalArgumentException("device " + name + ": an IWARP device has no atomics (siw reports"
+                    + " atomic_cap ATOMIC_NONE)");
+        }
         if (ports < 1 || ports > 255) {
             throw new IllegalArgumentException("device " + name + ": ports must be 1..255, not " + ports);
         }
@@ -62,6 +86,7 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
     /** Builder with the defaults of a capable single-port IB HCA. */
     public static final class Builder {
         private final String name;
+        private TransportType transport = TransportType.INFINIBAND;
         private int ports = 1;
         private LinkLayer linkLayer = LinkLayer.INFINIBAND;
         private PortState initialPortState = PortState.ACTIVE;
@@ -99,6 +124,8 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
             this.name = name;
         }
 
+        /** INFINIBAND (the default) or IWARP, which takes {@code linkLayer(ETHERNET)} and {@code atomics(false)}. */
+        public Builder transport(TransportType value) { transport = value; return this; }
         public Builder ports(int value) { ports = value; return this; }
         public Builder linkLayer(LinkLayer value) { linkLayer = value; return this; }
         public Builder initialPortState(PortState value) { initialPortState = value; return this; }
@@ -137,8 +164,8 @@ public record DeviceSpec(String name, int ports, LinkLayer linkLayer, PortState 
         }
 
         public DeviceSpec build() {
-            return new DeviceSpec(name, ports, linkLayer, initialPortState, mtu, activeSpeed, activeWidth, extraGids,
-                    maxQp, maxQpWr, maxSge, maxCq, maxCqe, maxMr, maxMrSize, maxPd, maxSrq, maxSrqWr, maxAh,
+            return new DeviceSpec(name, transport, ports, linkLayer, initialPortState, mtu, activeSpeed, activeWidth,
+                    extraGids, maxQp, maxQpWr, maxSge, maxCq, maxCqe, maxMr, maxMrSize, maxPd, maxSrq, maxSrqWr, maxAh,
                     maxInlineData, maxQpRdAtom, atomics, completionTimestamps, maxCompletionCounters,
                     completionCounterMaxValue, completionCounterOps, flowCounters, roceGidType, subnetManager,
                     lockedMemory, verbsNodeAccess, connectionManagerNodeAccess);

@@ -7,6 +7,7 @@ import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.SendFlag;
 import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 import io.rdma.verbs.spi.AddressHandleResolver;
 
@@ -72,6 +73,11 @@ final class SendPosting {
         if (!opcode.allowedOn(type)) {
             throw invalidWr(wr, opcode + " is not valid on a " + type + " QP (verbs manual §7.1 opcode table)");
         }
+        if (device.spec().transport() == TransportType.IWARP && carriesImmediateData(opcode)) {
+            // iWARP has no immediate data (RFC 5040): libsiw refuses the opcode it cannot map, with EINVAL
+            throw invalidWr(wr, device.name() + " is iWARP, which carries no immediate data: " + opcode
+                    + " is not supported");
+        }
         if (wr.sgeCount() > capabilities.maxSendSge()) {
             throw invalidWr(wr, wr.sgeCount() + " SGEs exceed max_send_sge " + capabilities.maxSendSge());
         }
@@ -106,6 +112,10 @@ final class SendPosting {
             throw invalidWr(wr, "the address handle belongs to another protection domain");
         }
         return addressHandle;
+    }
+
+    private static boolean carriesImmediateData(SendOpcode opcode) {
+        return opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
     }
 
     private static VerbsException invalidWr(SendWorkRequest wr, String detail) {

@@ -63,10 +63,13 @@ final class SimulatedDevice implements DeviceHandle {
         return guid;
     }
 
-    /** The fabric models InfiniBand's transport (on InfiniBand or Ethernet ports alike). */
+    /**
+     * The spec's: InfiniBand's transport (on InfiniBand or Ethernet ports alike), or iWARP's, whose
+     * device refuses what siw refuses ({@link DeviceSpec}).
+     */
     @Override
     public TransportType transportType() {
-        return TransportType.INFINIBAND;
+        return spec.transport();
     }
 
     /** As the spec describes the device's host; the node paths are those the device would have there. */

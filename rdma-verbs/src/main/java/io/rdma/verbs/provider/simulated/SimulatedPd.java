@@ -7,6 +7,7 @@ import io.rdma.verbs.api.QueuePairCapabilities;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ResourceKind;
 import io.rdma.verbs.api.SharedReceiveQueueAttributes;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.spi.AhHandle;
 import io.rdma.verbs.spi.CqHandle;
 import io.rdma.verbs.spi.MrHandle;
@@ -59,6 +60,11 @@ final class SimulatedPd implements PdHandle {
     public QpHandle createQueuePair(QueuePairType type, CqHandle sendCq, CqHandle recvCq, @Nullable SrqHandle srq,
                                     QueuePairCapabilities capabilities, boolean signalAll) {
         DeviceSpec spec = device().spec();
+        if (spec.transport() == TransportType.IWARP && type != QueuePairType.RC) {
+            // siw_create_qp refuses every other type ("only RC QP's supported") before it looks at the sizes
+            throw Failures.unsupported("ibv_create_qp", device().name() + " is iWARP, which has RC QPs only, not "
+                    + type, "use an RC QP, or a device of the InfiniBand transport for " + type);
+        }
         checkCapability("max_send_wr", capabilities.maxSendWr(), spec.maxQpWr());
         checkCapability("max_recv_wr", capabilities.maxRecvWr(), spec.maxQpWr());
         checkCapability("max_send_sge", capabilities.maxSendSge(), spec.maxSge());
