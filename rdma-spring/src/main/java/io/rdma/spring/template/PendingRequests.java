@@ -34,6 +34,12 @@ final class PendingRequests {
     private final AtomicBoolean watched = new AtomicBoolean();
     /** The deadline of a recent request: watched until {@link #LINGER} after it. */
     private volatile long recentDeadline;
+    /**
+     * How long this channel's replies take, a moving average over the recent ones (each moves it
+     * an eighth of the way); written racily by the pollers that take the replies, as a lost
+     * update only delays the average.
+     */
+    private volatile long typicalReplyNanos;
 
     PendingRequests(String channel, LongAdder lateReplies) {
         this.channel = channel;
@@ -73,6 +79,8 @@ final class PendingRequests {
             lateReplies.increment();
             return;
         }
+        long typical = typicalReplyNanos;
+        typicalReplyNanos = typical + ((System.nanoTime() - request.madeAt() - typical) >> 3);
         byte[] bytes = new byte[length];
         MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, bytes, 0, length); // no slice made per reply
         if (RdmaWireFormat.kind(immediateData) == RdmaWireFormat.ERROR_REPLY) {
@@ -81,6 +89,11 @@ final class PendingRequests {
         } else {
             request.succeed(bytes);
         }
+    }
+
+    /** Whether this channel's replies have come within {@code nanos} of their requests, as a rule. */
+    boolean repliesComeWithin(long nanos) {
+        return typicalReplyNanos <= nanos;
     }
 
     /** {@code request} is settled otherwise than by its reply: its slot is free, its timeout will not fire. */

@@ -73,6 +73,21 @@ final class Request extends TemplateOperation {
         return true;
     }
 
+    /** When the request was made, on {@link System#nanoTime()}'s clock: kept as its deadline less its timeout. */
+    long madeAt() {
+        return deadline - timeout.toNanos();
+    }
+
+    /**
+     * Spins only while its channel's replies come within the spin: on a channel whose listener
+     * hands its requests to worker threads a reply takes longer, and a caller spinning for it
+     * holds a core that the worker needs, on a small machine the one it would run on.
+     */
+    @Override
+    long spinBeforeParkingNanos() {
+        return pending.repliesComeWithin(SPIN_BEFORE_PARKING_NANOS) ? SPIN_BEFORE_PARKING_NANOS : 0;
+    }
+
     @Override
     boolean gaveUp() {
         pending.forget(this);

@@ -153,28 +153,39 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
      * simulated fabric or a local device comes within microseconds, and a parked caller is woken
      * by a thread switch that costs more than the wait it ends. Longer waits park as before.
      */
-    private static final long SPIN_BEFORE_PARKING_NANOS = 20_000;
+    static final long SPIN_BEFORE_PARKING_NANOS = 20_000;
+
+    /**
+     * How long a caller waiting for this operation spins before it parks: {@link
+     * #SPIN_BEFORE_PARKING_NANOS}, unless the operation knows that its outcome takes longer.
+     */
+    long spinBeforeParkingNanos() {
+        return SPIN_BEFORE_PARKING_NANOS;
+    }
 
     @Override
     public @Nullable Object get() throws InterruptedException, ExecutionException {
-        spinForOutcome(SPIN_BEFORE_PARKING_NANOS);
+        spinForOutcome(spinBeforeParkingNanos());
         return super.get();
     }
 
     @Override
     public @Nullable Object get(long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        spinForOutcome(Math.min(SPIN_BEFORE_PARKING_NANOS, unit.toNanos(timeout)));
+        spinForOutcome(Math.min(spinBeforeParkingNanos(), unit.toNanos(timeout)));
         return super.get(timeout, unit);
     }
 
     @Override
     public @Nullable Object join() {
-        spinForOutcome(SPIN_BEFORE_PARKING_NANOS);
+        spinForOutcome(spinBeforeParkingNanos());
         return super.join();
     }
 
     private void spinForOutcome(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
         long start = System.nanoTime();
         while (!isDone() && System.nanoTime() - start < nanos) {
             Thread.onSpinWait();
@@ -313,6 +324,16 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         boolean gaveUp() {
             outcome.replySettled(new CancellationException("the reply was given up before it was sent"));
             return true;
+        }
+
+        /**
+         * A listener's worker waits for its reply's send only to keep the message in flight until
+         * then: it parks at once, as the core it would spin on is the one the requester needs to
+         * take the reply (measured: a worker round trip 32-39 µs with no spin here, 48 µs with it).
+         */
+        @Override
+        long spinBeforeParkingNanos() {
+            return 0;
         }
     }
 

@@ -135,6 +135,32 @@ class RdmaListenerContainerTests {
         }
     }
 
+    /**
+     * Without a concurrency limit, invocations that block all get workers: the first as many as
+     * the machine has processors on platform threads (woken directly), the rest on virtual
+     * threads (a burst of blocking invocations costs no platform thread each).
+     */
+    @Test
+    void workersBeyondTheProcessorsRunOnVirtualThreads() throws Exception {
+        int processors = Runtime.getRuntime().availableProcessors();
+        // within the server's receive queue, so that every message is delivered at once
+        int messages = Math.min(processors + 2, SimulatedLoopback.MAX_RECV_WR - 2);
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(ThreadRecording.class)) {
+            ThreadRecording recording = context.getBean(ThreadRecording.class);
+            for (int i = 0; i < messages; i++) {
+                send(context, "message " + i);
+            }
+            await(() -> recording.virtual.size() == messages, "every invocation started");
+            recording.release.countDown();
+
+            int onPlatformThreads = Math.min(messages, processors);
+            assertThat(recording.virtual).as("invocations on platform threads")
+                    .filteredOn(virtual -> !virtual).hasSize(onPlatformThreads);
+            assertThat(recording.virtual).as("invocations on virtual threads")
+                    .filteredOn(virtual -> virtual).hasSize(messages - onPlatformThreads);
+        }
+    }
+
     private static void send(AnnotationConfigApplicationContext context, String... messages) throws Exception {
         RdmaTemplate template = context.getBean(RdmaTemplate.class);
         for (String message : messages) {
@@ -207,6 +233,17 @@ class RdmaListenerContainerTests {
         @Override
         public int getPhase() {
             return Integer.MAX_VALUE - 100;
+        }
+    }
+
+    static class ThreadRecording {
+        final List<Boolean> virtual = new CopyOnWriteArrayList<>();
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @RdmaListener(queuePair = SimulatedLoopback.SERVER)
+        void receive(byte[] payload) throws InterruptedException {
+            virtual.add(Thread.currentThread().isVirtual());
+            release.await();
         }
     }
 

@@ -28,7 +28,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * declared queue pair {@code client}, answered by an {@code @RdmaListener} method that returns
  * it, the caller blocked on the future's {@code get()} until the reply is there. {@code dispatch}
  * picks where the method runs: {@code pollerThread} ({@code onPollerThread}, no hand-over) or
- * {@code workers} (the default: a worker virtual thread, no concurrency limit). {@code idle} is
+ * {@code workers} (the default: a worker thread, no concurrency limit). {@code idle} is
  * the completion queue's idle strategy. The score is the time of one round trip, sampled (p50,
  * p99, p99.9 in JMH's percentiles); {@code -prof gc} gives the bytes every thread allocated per
  * round trip. {@link TcpLoopbackBenchmark} is the baseline to run with it.
