@@ -153,9 +153,7 @@ final class QueuePairOperations {
 
     /** The bytes in front of {@code operation}'s payload: the in-band header of a send on a channel without immediate data. */
     private int header(TemplateOperation operation) {
-        SendOpcode opcode = operation.opcode();
-        return inBand && (opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM)
-                ? RdmaWireFormat.IN_BAND_HEADER : 0;
+        return inBand && operation.opcode().isSend() ? RdmaWireFormat.IN_BAND_HEADER : 0;
     }
 
     /** Why {@code made} is refused before it waits, as no room in the send queue would ever let it go; null when it is not. */
@@ -291,11 +289,10 @@ final class QueuePairOperations {
             request.reset().wrId(wrId).opcode(header > 0 ? SendOpcode.SEND : operation.opcode()).flags(SIGNALED)
                     .addSge(buffer, 0, header + operation.payloadLength());
             operation.prepare(buffer, header, request);
-            int immediateData = operation.carriesImmediateData() ? operation.immediateData() : 0;
-            if (header > 0) {
-                RdmaWireFormat.writeInBandWord(buffer.segment(), immediateData);
+            if (header > 0) { // a plain send's word is 0, as its immediateData() is
+                RdmaWireFormat.writeInBandWord(buffer.segment(), operation.immediateData());
             } else if (operation.carriesImmediateData()) {
-                request.immediateData(immediateData);
+                request.immediateData(operation.immediateData());
             }
             if (!operation.claim()) {
                 inFlight.set(buffer.index(), null);

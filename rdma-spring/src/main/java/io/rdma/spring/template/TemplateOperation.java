@@ -80,7 +80,8 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
 
     /** A listener's reply, {@code immediateData} sent when {@code withImmediateData}; {@code outcome} is told how it ends. */
     static TemplateOperation reply(byte[] payload, boolean withImmediateData, int immediateData, ReplyOutcome outcome) {
-        return new Reply(withImmediateData ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND, payload, immediateData, outcome);
+        return withImmediateData ? new Reply(SendOpcode.SEND_WITH_IMM, payload, immediateData, outcome)
+                : new Reply(SendOpcode.SEND, payload, 0, outcome);
     }
 
     static TemplateOperation read(RemoteBuffer source, int length) {
@@ -243,8 +244,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
 
     /** Whether the opcode carries immediate data: the operation's {@code immediateData} is not sent otherwise. */
     final boolean carriesImmediateData() {
-        SendOpcode opcode = opcode();
-        return opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
+        return opcode().carriesImmediateData();
     }
 
     /**

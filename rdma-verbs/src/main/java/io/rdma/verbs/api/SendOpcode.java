@@ -28,9 +28,19 @@ public enum SendOpcode {
         return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
+    /** A send, with or without immediate data: the message goes to the peer's receive queue. */
+    public boolean isSend() {
+        return this == SEND || this == SEND_WITH_IMM;
+    }
+
     /** RDMA write/read and atomics name remote memory and so need a remote address and rkey. */
     public boolean accessesRemoteMemory() {
-        return this != SEND && this != SEND_WITH_IMM;
+        return !isSend();
+    }
+
+    /** Whether the work request carries a 32-bit immediate value to the peer's receive completion. */
+    public boolean carriesImmediateData() {
+        return this == SEND_WITH_IMM || this == RDMA_WRITE_WITH_IMM;
     }
 
     /** Which QP types may post this opcode (verbs manual §7.1 opcode table). */

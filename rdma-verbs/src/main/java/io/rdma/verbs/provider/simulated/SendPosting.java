@@ -73,7 +73,7 @@ final class SendPosting {
         if (!opcode.allowedOn(type)) {
             throw invalidWr(wr, opcode + " is not valid on a " + type + " QP (verbs manual §7.1 opcode table)");
         }
-        if (device.spec().transport() == TransportType.IWARP && carriesImmediateData(opcode)) {
+        if (device.spec().transport() == TransportType.IWARP && opcode.carriesImmediateData()) {
             // iWARP has no immediate data (RFC 5040): libsiw refuses the opcode it cannot map, with EINVAL
             throw invalidWr(wr, device.name() + " is iWARP, which carries no immediate data: " + opcode
                     + " is not supported");
@@ -112,10 +112,6 @@ final class SendPosting {
             throw invalidWr(wr, "the address handle belongs to another protection domain");
         }
         return addressHandle;
-    }
-
-    private static boolean carriesImmediateData(SendOpcode opcode) {
-        return opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
     }
 
     private static VerbsException invalidWr(SendWorkRequest wr, String detail) {
