@@ -16,10 +16,11 @@
 # working directory, which no network fault touches): kill its instance with
 # SIGKILL, start it again, report `rdma resource show`, end. B (client) starts
 # instance B and drives everything; its load and history come from
-# io.rdma.sample.faults.KvHistoryRecorder (sample-app's test classes) against
-# B's own HTTP port, so a fault of the link never cuts the caller from its
-# instance; the keys are shared between A's and B's stores, so about half the
-# traffic crosses the link as RDMA READs, WRITEs, atomics and sends.
+# io.rdma.sample.faults.KvFaultSession (sample-app's test classes: KvHistoryRecorder
+# and KvLinearizabilityChecker in one JVM for all scenarios) against B's own HTTP
+# port, so a fault of the link never cuts the caller from its instance; the keys
+# are shared between A's and B's stores, so about half the traffic crosses the
+# link as RDMA READs, WRITEs, atomics and sends.
 #
 # Both instances run the sample unchanged (profile "zookeeper") with fixed
 # instance ids (sample-a, sample-b: a restarted A is the same instance), ZooKeeper
@@ -219,18 +220,24 @@ client)
   baseline_b=$(resources); baseline_a=$(on_a resources); baseline_census=$(census)
   echo "faults: both up after $SECONDS s; B's rdma resources: $baseline_b; A's: $baseline_a; B's queue pairs: $baseline_census"
 
+  # each scenario's recording and check, in one JVM for them all (KvFaultSession: the files it reads and writes)
+  rm -f "$dir"/*.start "$dir/end"
+  $tools io.rdma.sample.faults.KvFaultSession "$dir" --base-url="http://127.0.0.1:$port" --keys="$keys" \
+    --clients="$clients" --request-timeout=30s --echo --preload > "$dir/session.log" 2>&1 &
+  session=$!
+  # FILE of a scenario that the session writes: polls until it exists, or the session has ended
+  session_wrote() { [ -f "$dir/$1" ] || ! kill -0 $session 2>/dev/null; }
+
   table=()
   # scenario NAME APPLY LIFT: traffic, APPLY at t0, LIFT at t1, checks
   scenario() {
     local name=$1 apply=$2 lift=$3 history=$dir/$1.history.jsonl started=$SECONDS
-    rm -f "$history" "$dir/$name".* "$dir/stop"
-    $tools io.rdma.sample.faults.KvHistoryRecorder --base-url="http://127.0.0.1:$port" --keys="$keys" \
-      --key-prefix="$name-" --clients="$clients" --history="$history" --stop-file="$dir/stop" \
-      --request-timeout=30s --echo --preload > "$dir/$name.recorder" 2>&1 &
-    local recorder=$! t0 t1 t_down= t_up=
-    # the clients under way (the recorder's JVM starts and preloads first: tens of seconds under TCG)
-    await "$wait_seconds" bash -c "[ \$(cat '$history' 2>/dev/null | grep -c '\"client\":[1-9]') -ge 50 ]" \
-      || fail "$name: no traffic: $(tail -3 "$dir/$name.recorder")"
+    rm -f "$dir/$name".*
+    touch "$dir/$name.start"
+    local t0 t1 t_down= t_up=
+    # the clients under way (the session preloads first: seconds under TCG, tens for the first, whose JVM starts)
+    await "$wait_seconds" bash -c "[ \$(cat '$history' 2>/dev/null | grep -c '\"client\":[1-9]') -ge 50 ] || ! kill -0 $session" \
+      && kill -0 $session 2>/dev/null || fail "$name: no traffic: $(tail -5 "$dir/session.log")"
     sleep "$steady"
     # the keys that live in A's store: every key was preloaded, none deleted yet by so few rounds
     curl -sf -m 5 "http://$SERVER_IP:$port/kv" | grep -o "\"$name-[0-9]*\"" | tr -d '"' > "$dir/$name.keys-of-a"
@@ -252,25 +259,23 @@ client)
     h_down=$(awk -v t="$t0" '$1 > t && $2 != 2 { print $1; exit }' "$dir/$name.health")
     h_up=$(awk -v d="${h_down:-9e99}" '$1 > d && $2 == 2 { print $1; exit }' "$dir/$name.health")
     sleep "$steady"
-    touch "$dir/stop"
+    if [ "$name" = kill ]; then # the keys whose values A's death lost, for the check (whole before the stop)
+      while read -r key; do echo "$key $t0_micros $t_apply_end"; done < "$dir/$name.keys-of-a" > "$dir/$name.resets.partial"
+      mv "$dir/$name.resets.partial" "$dir/$name.resets"
+    fi
+    touch "$dir/$name.stop"
     # its requests time out after 30 s
-    await 120 bash -c "! kill -0 $recorder 2> /dev/null" \
-      || { kill $recorder; fail "$name: the recorder did not stop 120 s after it was told to: $(tail -5 "$dir/$name.recorder")"; }
-    wait $recorder || fail "$name: the recorder failed: $(tail -5 "$dir/$name.recorder")"
-    local summary; summary=$(tail -1 "$dir/$name.recorder")
+    await 120 session_wrote "$name.recorder" && kill -0 $session 2>/dev/null \
+      || fail "$name: the recording did not stop 120 s after it was told to: $(tail -5 "$dir/session.log")"
+    await 600 session_wrote "$name.status" && kill -0 $session 2>/dev/null \
+      || fail "$name: the linearizability check did not end within 600 s: $(tail -5 "$dir/session.log")"
+    local summary linearizable; summary=$(cat "$dir/$name.recorder"); linearizable=$(cat "$dir/$name.status")
+    [ "$linearizable" = 3 ] && fail "$name: the recorder failed: $summary"
     # the history's checks: no hang, typed failures only between t0 and the recovery
     local recovered_micros checks
     recovered_micros=$(awk -v t="${t_up:-$t1}" -v l="$lease" 'BEGIN { printf "%.0f", (t + l + 20 + 2) * 1e6 }')
     checks=$(python3 "$(dirname "$0")/fault-history-checks.py" "$history" "$t0_micros" "$recovered_micros") \
       || fail "$name: the history's checks: $checks"
-    local resets=$dir/$name.resets
-    : > "$resets"
-    if [ "$name" = kill ]; then
-      while read -r key; do echo "$key $t0_micros $t_apply_end"; done < "$dir/$name.keys-of-a" > "$resets"
-    fi
-    timeout 600 $tools io.rdma.sample.faults.KvLinearizabilityChecker "$history" --resets="$resets" > "$dir/$name.verdict" 2>&1
-    local linearizable=$?
-    [ "$linearizable" = 124 ] && fail "$name: the linearizability check did not end within 600 s"
     local detection=- recovery=- health_down=- health_up=-
     [ -n "$t_down" ] && detection=$(elapsed "$t0" "$t_down")
     [ -n "$t_up" ] && recovery=$(elapsed "$t1" "$t_up")
@@ -317,6 +322,7 @@ client)
     esac
   done
 
+  touch "$dir/end"; wait $session || fail "the recording session ended with status $?: $(tail -5 "$dir/session.log")"
   # once traffic stopped: both sides hold what they held before the faults
   for _ in $(seq 1 60); do [ "$(resources | sed 's/ less .*//')" = "${baseline_b% less *}" ] && break; sleep 1; done
   [ "$(resources | sed 's/ less .*//')" = "${baseline_b% less *}" ] \

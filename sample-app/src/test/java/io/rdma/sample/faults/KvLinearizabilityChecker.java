@@ -13,6 +13,8 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Checks a history {@link KvHistoryRecorder} wrote: whether each key's operations are
  * linearizable as a register's (see {@link KvRegisterHistory} for what each operation means).
@@ -65,6 +67,11 @@ public final class KvLinearizabilityChecker {
             err.println("no history; usage: KvLinearizabilityChecker HISTORY [--resets=FILE]");
             return 2;
         }
+        return check(history, resets, out, err);
+    }
+
+    /** Checks {@code history}, whose values were lost at the {@code resets} (none when null), and prints the verdict; returns the exit status. */
+    static int check(Path history, @Nullable Path resets, PrintStream out, PrintStream err) {
         Verdict verdict;
         try {
             verdict = check(lines(history, KvOperation::parse),
