@@ -1,20 +1,16 @@
 package io.rdma.sample.faults;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,18 +28,12 @@ class KvFaultSessionTests {
     @TempDir
     Path dir;
 
-    private HttpServer server;
-
-    @AfterEach
-    void stopServer() {
-        if (server != null) {
-            server.stop(0);
-        }
-    }
+    @RegisterExtension
+    final StandInHttpServer server = new StandInHttpServer();
 
     @Test
     void eachScenarioIsRecordedUnderItsOwnKeysAndChecked() throws Exception {
-        serve(new InMemoryKvService());
+        server.serve(new InMemoryKvService());
         CompletableFuture<Void> session = start(KvFaultSession.of(dir, recorderArgs(Duration.ofSeconds(5), "--preload")));
 
         for (String scenario : List.of("kill", "loss-1")) {
@@ -63,7 +53,7 @@ class KvFaultSessionTests {
 
     @Test
     void aScenarioWithResetsHasTheCheckerReadThem() throws Exception {
-        serve(new InMemoryKvService());
+        server.serve(new InMemoryKvService());
         CompletableFuture<Void> session = start(KvFaultSession.of(dir, recorderArgs(Duration.ofSeconds(5))));
         Files.writeString(dir.resolve("kill.resets"), "kill-0 not-a-time\n");
 
@@ -77,7 +67,7 @@ class KvFaultSessionTests {
 
     @Test
     void aRecordingThatFailsSaysWhyAndTheSessionGoesOn() throws Exception {
-        serve(exchange -> {
+        server.serve(exchange -> {
             try (exchange) {
                 exchange.sendResponseHeaders(503, -1);
             }
@@ -129,15 +119,8 @@ class KvFaultSessionTests {
         });
     }
 
-    private void serve(HttpHandler handler) throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/", handler);
-        server.start();
-    }
-
     private List<String> recorderArgs(Duration requestTimeout, String... more) {
-        return Stream.concat(Stream.of("--base-url=http://127.0.0.1:" + server.getAddress().getPort(), "--keys=3",
-                "--clients=2", "--request-timeout=" + requestTimeout.toMillis() + "ms", "--pause=1ms"), Stream.of(more)).toList();
+        return Stream.concat(Stream.of(server.baseUrlOption(), "--keys=3", "--clients=2",
+                "--request-timeout=" + requestTimeout.toMillis() + "ms", "--pause=1ms"), Stream.of(more)).toList();
     }
 }

@@ -3,8 +3,6 @@ package io.rdma.sample.faults;
 import io.rdma.sample.faults.KvOperation.Op;
 import io.rdma.sample.faults.KvOperation.Outcome;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,14 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
 import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,14 +33,8 @@ class KvHistoryRecorderTests {
     @TempDir
     Path dir;
 
-    private HttpServer server;
-
-    @AfterEach
-    void stopServer() {
-        if (server != null) {
-            server.stop(0);
-        }
-    }
+    @RegisterExtension
+    final StandInHttpServer server = new StandInHttpServer();
 
     @Test
     void aLineHoldsEveryFieldInItsOrderAndReadsBackAsItWasWritten() {
@@ -110,7 +99,7 @@ class KvHistoryRecorderTests {
 
     @Test
     void aRunAgainstAnAtomicStoreRecordsALinearizableHistoryOfEveryOperation() throws Exception {
-        serve(new InMemoryKvService());
+        server.serve(new InMemoryKvService());
         KvRecorderOptions options = options(4, Duration.ofSeconds(5), "--keys=3", "--echo", "--preload");
         CompletableFuture<KvHistorySummary> run = recordInBackground(options);
         await().atMost(Duration.ofSeconds(20)).until(() -> Files.readAllLines(options.history()).size() >= 400);
@@ -134,7 +123,7 @@ class KvHistoryRecorderTests {
     void aRequestWithoutAnAnswerWithinTheTimeoutIsRecordedFailed() throws Exception {
         CountDownLatch received = new CountDownLatch(1);
         CountDownLatch answered = new CountDownLatch(1);
-        serve(exchange -> {
+        server.serve(exchange -> {
             received.countDown();
             try {
                 answered.await();
@@ -163,7 +152,7 @@ class KvHistoryRecorderTests {
     @Test
     void aProblemDetailAnswerGivesTheErrorAndCompletionStatusAndAFailedPreloadIsRetriedWithNewValues()
             throws Exception {
-        serve(exchange -> {
+        server.serve(exchange -> {
             try (exchange) {
                 byte[] problem = "{\"status\":503,\"detail\":\"RDMA WRITE on channel kv-client failed\",\"completionStatus\":\"RETRY_EXC_ERR\"}"
                         .getBytes(StandardCharsets.UTF_8);
@@ -188,7 +177,7 @@ class KvHistoryRecorderTests {
 
     @Test
     void anEchoAnsweredWithAnythingButTheMessageUpperCasedIsRecordedFailed() throws Exception {
-        serve(exchange -> {
+        server.serve(exchange -> {
             try (exchange) {
                 byte[] answer = "echo: nope".getBytes(StandardCharsets.UTF_8);
                 exchange.sendResponseHeaders(200, answer.length);
@@ -210,15 +199,8 @@ class KvHistoryRecorderTests {
                 });
     }
 
-    private void serve(HttpHandler handler) throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/", handler);
-        server.start();
-    }
-
     private KvRecorderOptions options(int clients, Duration requestTimeout, String... more) {
-        List<String> args = new ArrayList<>(List.of("--base-url=http://127.0.0.1:" + server.getAddress().getPort(),
+        List<String> args = new ArrayList<>(List.of(server.baseUrlOption(),
                 "--clients=" + clients, "--history=" + dir.resolve("history.jsonl"), "--stop-file=" + dir.resolve("stop"),
                 "--request-timeout=" + requestTimeout.toMillis() + "ms", "--pause=1ms"));
         args.addAll(List.of(more));
