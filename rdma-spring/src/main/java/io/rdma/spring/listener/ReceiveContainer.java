@@ -69,6 +69,13 @@ final class ReceiveContainer {
      */
     private final @Nullable CopiedDelivery[] spares;
     /**
+     * By pool buffer index: the segment the last {@link ReceivedBuffer} of that buffer had as its
+     * payload, handed to the next one when its payload has the same length (messages of one size,
+     * as most RDMA traffic, slice each buffer once). A view of the receive buffer, as any payload
+     * is: sharing it changes nothing a released buffer's holder could see. Guarded by this.
+     */
+    private final @Nullable MemorySegment[] payloads;
+    /**
      * The high half of every wr_id, advanced by {@link #stop()}: a completion of an earlier
      * generation (a flush arriving after its buffer was returned) is ignored. Guarded by this.
      */
@@ -100,11 +107,17 @@ final class ReceiveContainer {
         this.held = new boolean[pool.capacity()];
         this.lent = new boolean[pool.capacity()];
         this.spares = new CopiedDelivery[pool.capacity()];
+        this.payloads = new MemorySegment[pool.capacity()];
         router.routeReceives(qp, this::received);
     }
 
     RdmaChannel channel() {
         return channel;
+    }
+
+    /** The queue pair's name: the channel's. */
+    String name() {
+        return name;
     }
 
     /** The messages that are not replies go to {@code invoker} from now on. */
@@ -210,8 +223,8 @@ final class ReceiveContainer {
                 delivery = null;
             } else if (invoker.lendsBuffers()) {
                 lent[index] = true;
-                delivery = new ReceivedBuffer(this, name, payload, length, hasImmediateData, immediateData, index,
-                        receivedIn);
+                delivery = new ReceivedBuffer(this, payloadOf(index, payload, length), hasImmediateData, immediateData,
+                        index, receivedIn);
             } else {
                 byte[] bytes = new byte[length];
                 MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, bytes, 0, length);
@@ -237,6 +250,17 @@ final class ReceiveContainer {
             }
         }
         returned(index, receivedIn);
+    }
+
+    /** The first {@code length} bytes of {@code received}, buffer {@code index}'s payload: its last one when that fits. */
+    private MemorySegment payloadOf(int index, MemorySegment received, int length) {
+        MemorySegment last = payloads[index];
+        if (last != null && last.byteSize() == length && last.address() == received.address()) {
+            return last;
+        }
+        MemorySegment payload = received.asSlice(0, length);
+        payloads[index] = payload;
+        return payload;
     }
 
     /**

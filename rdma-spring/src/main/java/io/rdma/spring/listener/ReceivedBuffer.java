@@ -60,24 +60,24 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
         }
     }
 
+    // One of these per message on the zero-copy path: each field is one a message needs (the
+    // queue pair's name is the container's, the length the payload's).
     private final ReceiveContainer container;
-    private final String queuePair;
-    private final MemorySegment buffer;
-    private final int length;
+    /** The received bytes, exactly: a view of the receive buffer. */
+    private final MemorySegment received;
     private final boolean hasImmediateData;
     private final int immediateData;
     private final int bufferIndex;
     private final int receivedIn;
     private volatile int state = LENT;
+    /** Until the invocation starts and after the release, null; the retained scope's view once retained. */
     private @Nullable MemorySegment payload;
     private @Nullable Retained retained;
 
-    ReceivedBuffer(ReceiveContainer container, String queuePair, MemorySegment buffer, int length,
-                   boolean hasImmediateData, int immediateData, int bufferIndex, int receivedIn) {
+    ReceivedBuffer(ReceiveContainer container, MemorySegment received, boolean hasImmediateData, int immediateData,
+                   int bufferIndex, int receivedIn) {
         this.container = container;
-        this.queuePair = queuePair;
-        this.buffer = buffer;
-        this.length = length;
+        this.received = received;
         this.hasImmediateData = hasImmediateData;
         this.immediateData = immediateData;
         this.bufferIndex = bufferIndex;
@@ -87,7 +87,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
     /** The queue pair the message came in on, and a reply goes out on. */
     @Override
     public String queuePair() {
-        return queuePair;
+        return container.name();
     }
 
     @Override
@@ -112,7 +112,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
     /** How many bytes were received: the payload's size. */
     public int length() {
-        return length;
+        return (int) received.byteSize();
     }
 
     /**
@@ -123,7 +123,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
     public MemorySegment payload() {
         MemorySegment current = payload;
         if (state == RELEASED || current == null) {
-            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair + "' was"
+            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair() + "' was"
                     + " released, and may hold another message by now; copy what you need before releasing it");
         }
         return current;
@@ -139,12 +139,12 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
      */
     public ReceivedBuffer retain() {
         if (!STATE.compareAndSet(this, LENT, RETAINED)) {
-            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair + "' was already "
+            throw new IllegalStateException("the buffer of this message of queue pair '" + queuePair() + "' was already "
                     + (state == RETAINED ? "retained" : "released"));
         }
         Arena shared = Arena.ofShared();
-        Retained owner = new Retained(shared, container, queuePair, bufferIndex, receivedIn);
-        payload = buffer.reinterpret(length, shared, null);
+        Retained owner = new Retained(shared, container, bufferIndex, receivedIn);
+        payload = received.reinterpret(received.byteSize(), shared, null);
         retained = owner;
         owner.cleanable = LEAKS.register(this, owner);
         container.retained(owner);
@@ -177,7 +177,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
     @Override
     void start() {
-        payload = buffer.asSlice(0, length);
+        payload = received;
     }
 
     @Override
@@ -202,17 +202,14 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
         private final Arena scope;
         private final ReceiveContainer container;
-        private final String queuePair;
         private final int bufferIndex;
         private final int receivedIn;
         private volatile boolean released;
         private Cleaner.@Nullable Cleanable cleanable;
 
-        private Retained(Arena scope, ReceiveContainer container, String queuePair, int bufferIndex,
-                         int receivedIn) {
+        private Retained(Arena scope, ReceiveContainer container, int bufferIndex, int receivedIn) {
             this.scope = scope;
             this.container = container;
-            this.queuePair = queuePair;
             this.bufferIndex = bufferIndex;
             this.receivedIn = receivedIn;
         }
@@ -220,7 +217,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
         @Override
         public void run() {
             if (!released) {
-                String leak = "A retained ReceivedBuffer of queue pair '" + queuePair + "' became unreachable without"
+                String leak = "A retained ReceivedBuffer of queue pair '" + container.name() + "' became unreachable without"
                         + " being released: its receive buffer was missing from the pool until now; release"
                         + " retained buffers when done with them";
                 if (container.firstLeak()) {
@@ -236,7 +233,7 @@ public final class ReceivedBuffer extends Delivery implements AutoCloseable {
 
         /** The listener stops while the buffer is still retained: its memory is about to be freed with its pool. */
         void revoke() {
-            logger.error("A retained ReceivedBuffer of queue pair '" + queuePair + "' was still held when its listener"
+            logger.error("A retained ReceivedBuffer of queue pair '" + container.name() + "' was still held when its listener"
                     + " stopped; its payload is no longer accessible");
             closeScope();
         }
