@@ -2,6 +2,7 @@ package io.rdma.sample.faults;
 
 import io.rdma.spring.connection.RdmaConnections;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -80,9 +81,12 @@ class ManyClientsTests {
         List<KvOperation> operations = Files.readAllLines(history).stream().filter(line -> !line.isBlank())
                 .map(KvOperation::parse).toList();
         assertThat(operations).as("operations under load").hasSizeGreaterThan(CLIENTS);
-        operations.stream().filter(operation -> operation.outcome() == KvOperation.Outcome.FAILED)
-                .forEach(failed -> assertThat(failed.status()).as("a failure under overload is a 503 or 504: " + failed)
-                        .isIn(503, 504));
+        List<KvOperation> unexpected = operations.stream().filter(operation -> operation.outcome()
+                == KvOperation.Outcome.FAILED && operation.status() != 503 && operation.status() != 504).toList();
+        if (!unexpected.isEmpty()) {
+            keep(history, "failed"); // the whole history, to find out why
+        }
+        assertThat(unexpected).as("failures under overload other than a 503 or 504").isEmpty();
         long checking = System.nanoTime();
         KvLinearizabilityChecker.Verdict verdict = KvLinearizabilityChecker.check(operations, List.of());
         // the figure that says whether the checker keeps up with a thousand concurrent clients
@@ -91,9 +95,7 @@ class ManyClientsTests {
                 + verdict.summary());
         if (checkMillis > SLOW_CHECK.toMillis()) {
             // kept to find out why: the check's time depends on the history (seconds for most, 10 minutes for one)
-            Path kept = Files.copy(history, Path.of("target", "many-clients-slow-history-" + System.currentTimeMillis()
-                    + ".jsonl"));
-            System.out.println("a slow check's history is kept in " + kept.toAbsolutePath());
+            keep(history, "slow");
         }
         assertThat(verdict.violations()).as(verdict.summary()).isEmpty();
         for (int key = 0; key < KEYS; key++) {
@@ -102,6 +104,13 @@ class ManyClientsTests {
                     .PUT(HttpRequest.BodyPublishers.ofString(value))).statusCode()).as("PUT many-" + key).isEqualTo(204);
             assertThat(send(HttpRequest.newBuilder(uri("/kv/many-" + key))).body()).isEqualTo(value);
         }
+    }
+
+    /** Copies {@code history} under target/ (in the Soft-RoCE guest, the shared working tree: the host sees it). */
+    private static void keep(Path history, String why) throws IOException {
+        Path kept = Files.copy(history, Path.of("target", "many-clients-" + why + "-history-" + System.currentTimeMillis()
+                + ".jsonl"));
+        System.out.println("the " + why + " run's history is kept in " + kept.toAbsolutePath());
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
