@@ -162,7 +162,7 @@ final class QueuePairOperations {
         if (made.payloadLength() > largest) {
             return new PayloadTooLargeException(name, channel.declaration(), made.payloadLength(), largest);
         }
-        if (inBand && made.carriesImmediateData()
+        if (inBand && made.opcode().carriesImmediateData()
                 && (made.opcode() != SendOpcode.SEND_WITH_IMM || !RdmaWireFormat.travelsInBand(made.immediateData()))) {
             return new ImmediateDataUnsupportedException(name, made.name(), qp.context().deviceName());
         }
@@ -291,7 +291,7 @@ final class QueuePairOperations {
             operation.prepare(buffer, header, request);
             if (header > 0) { // a plain send's word is 0, as its immediateData() is
                 RdmaWireFormat.writeInBandWord(buffer.segment(), operation.immediateData());
-            } else if (operation.carriesImmediateData()) {
+            } else if (operation.opcode().carriesImmediateData()) {
                 request.immediateData(operation.immediateData());
             }
             if (!operation.claim()) {

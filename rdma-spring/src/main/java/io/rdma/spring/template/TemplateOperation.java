@@ -242,11 +242,6 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         return null;
     }
 
-    /** Whether the opcode carries immediate data: the operation's {@code immediateData} is not sent otherwise. */
-    final boolean carriesImmediateData() {
-        return opcode().carriesImmediateData();
-    }
-
     /**
      * A send of a {@code byte[]}, copied into the buffer when posted. Its immediate data is a
      * plain {@code int}, not boxed: a reply's correlation id is no small number, and an
