@@ -13,6 +13,7 @@ import io.rdma.verbs.api.SendOpcode;
 import io.rdma.verbs.api.SendWorkRequest;
 import io.rdma.verbs.api.WorkCompletion;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * The template's state for one channel's QP: a reused work request, the pool its buffers come from, the
  * operations in flight by the index of their buffer (their wr_id, tagged), and those waiting for
  * room in the send queue. Every operation
- * is signaled, so each one's completion finds its future here (on the send CQ's poller thread),
- * releases its buffer and completes.
+ * is signaled, so each one's completion finds it here (on the send CQ's poller thread), releases
+ * its buffer and settles it: completes its future, or, for a send without one
+ * ({@link ForgottenSend}), hands it back to the channel's {@link ForgottenSends} for a later send.
  *
  * <p>An operation that finds the send queue full, or every buffer of the pool leased (the pool may
  * be shared with receives and with messages listeners hold), waits in a queue of its own: no
@@ -42,14 +45,14 @@ import org.jspecify.annotations.Nullable;
  * passes; those that waited longer than that then fail with a {@link SendQueueFullException}. A
  * new operation never overtakes a waiting one, so operations are posted in the order they were
  * made; and as all wait the same send-timeout, the oldest always expires first, so one timer per
- * queue pair suffices. Futures complete outside the lock, so that what a caller chains to one
- * cannot hold up the queue pair's other operations. An operation whose caller gave up while it
+ * queue pair suffices. Operations are settled outside the lock, so that what a caller chains to a
+ * future (or a failure handler does) cannot hold up the queue pair's other operations. An operation whose caller gave up while it
  * waited is dropped, never posted ({@link TemplateOperation#claim()}). Requests of request/reply
  * wait for their replies among the channel's {@link PendingRequests}.
  */
 final class QueuePairOperations {
 
-    /** Every operation completes into the send CQ: its completion finishes the caller's future. */
+    /** Every operation completes into the send CQ: its completion settles it. */
     private static final Set<SendFlag> SIGNALED = EnumSet.of(SendFlag.SIGNALED);
     /** About 146 years: deadlines this far apart still compare correctly across System.nanoTime's wrap. */
     private static final long LONGEST_WAIT_NANOS = Long.MAX_VALUE / 2;
@@ -61,11 +64,11 @@ final class QueuePairOperations {
     private static final long WR_ID_TAG = 0x5244_4D41L << 32;
 
     /** An operation the send queue had no room for, and the {@link System#nanoTime} at which it gives up. */
-    private record Waiting(TemplateOperation operation, long deadline) {
+    private record Waiting(Postable operation, long deadline) {
     }
 
     /** An operation that failed; its future is completed once the lock is released. */
-    private record Failed(TemplateOperation operation, Throwable failure) {
+    private record Failed(Postable operation, Throwable failure) {
     }
 
     private final RdmaChannel channel;
@@ -74,6 +77,7 @@ final class QueuePairOperations {
     private final MemoryPool pool;
     private final SendTimeout sendTimeout;
     private final PendingRequests pendingRequests;
+    private final ForgottenSends forgottenSends;
     private final long sendTimeoutNanos;
     /**
      * Whether the channel's sends carry their immediate value in an in-band header
@@ -85,7 +89,7 @@ final class QueuePairOperations {
      * By the index of the pool buffer each leased: an index is in one operation at a time, so the
      * table needs no key objects or entries per operation.
      */
-    private final AtomicReferenceArray<@Nullable TemplateOperation> inFlight;
+    private final AtomicReferenceArray<@Nullable Postable> inFlight;
     /** Guards the reused work request, posting, the waiting operations and {@link #expiryScheduled}. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Waiting> waiting = new ArrayDeque<>();
@@ -99,8 +103,12 @@ final class QueuePairOperations {
     /** Whether a timer will look at the oldest waiting operation's deadline. */
     private boolean expiryScheduled;
 
-    /** {@code pool} is the channel's; late replies to its requests are counted into {@code lateReplies}. */
-    QueuePairOperations(RdmaChannel channel, MemoryPool pool, LongAdder lateReplies) {
+    /**
+     * {@code pool} is the channel's; late replies to its requests are counted into {@code lateReplies},
+     * and its forgotten sends' failures go to {@code forgottenSendFailures}.
+     */
+    QueuePairOperations(RdmaChannel channel, MemoryPool pool, LongAdder lateReplies,
+                        ForgottenSendFailureHandler forgottenSendFailures) {
         this.channel = channel;
         this.name = channel.name();
         this.qp = channel.queuePair();
@@ -109,6 +117,7 @@ final class QueuePairOperations {
         this.sendTimeoutNanos = Math.min(TimeUnit.NANOSECONDS.convert(sendTimeout.limit()), LONGEST_WAIT_NANOS);
         this.inFlight = new AtomicReferenceArray<>(pool.capacity());
         this.pendingRequests = new PendingRequests(name, lateReplies);
+        this.forgottenSends = new ForgottenSends(name, forgottenSendFailures, qp.capabilities().maxSendWr());
         this.inBand = RdmaWireFormat.inBand(qp);
     }
 
@@ -137,13 +146,7 @@ final class QueuePairOperations {
         List<Failed> failed;
         lock.lock();
         try {
-            postWaiting();
-            if (!waiting.isEmpty() || !postUnlessFull(made)) {
-                waitForRoom(made);
-                // Again, now that completions see it waiting: room freed before they could would go unseen.
-                postWaiting();
-            }
-            failed = takeFailures();
+            failed = postOrWait(made);
         } finally {
             lock.unlock();
         }
@@ -151,13 +154,54 @@ final class QueuePairOperations {
         return made.future();
     }
 
+    /**
+     * Posts a send of {@code length} bytes that {@code writer} fills, or queues it as {@link #post}
+     * does, without a future: the {@link ForgottenSend} that carries it is an idle one of the
+     * channel's. Throws what refuses it at once; later failures go to the channel's
+     * {@link ForgottenSendFailureHandler}.
+     */
+    void sendAndForget(SendOpcode opcode, int length, Consumer<MemorySegment> writer, int immediateData) {
+        RuntimeException refused;
+        List<Failed> failed = List.of();
+        lock.lock();
+        try {
+            ForgottenSend send = forgottenSends.take(opcode, length, writer, immediateData);
+            refused = refusal(send);
+            if (refused == null) {
+                failed = postOrWait(send);
+            } else {
+                forgottenSends.recycle(send);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (refused != null) {
+            throw refused;
+        }
+        report(failed);
+    }
+
+    /**
+     * Posts {@code made} unless operations wait before it or the send queue is full, and then
+     * queues it; returns the failures to report once the lock is released. Under the lock.
+     */
+    private List<Failed> postOrWait(Postable made) {
+        postWaiting();
+        if (!waiting.isEmpty() || !postUnlessFull(made)) {
+            waitForRoom(made);
+            // Again, now that completions see it waiting: room freed before they could would go unseen.
+            postWaiting();
+        }
+        return takeFailures();
+    }
+
     /** The bytes in front of {@code operation}'s payload: the in-band header of a send on a channel without immediate data. */
-    private int header(TemplateOperation operation) {
+    private int header(Postable operation) {
         return inBand && operation.opcode().isSend() ? RdmaWireFormat.IN_BAND_HEADER : 0;
     }
 
     /** Why {@code made} is refused before it waits, as no room in the send queue would ever let it go; null when it is not. */
-    private @Nullable RuntimeException refusal(TemplateOperation made) {
+    private @Nullable RuntimeException refusal(Postable made) {
         int largest = pool.bufferSize() - header(made);
         if (made.payloadLength() > largest) {
             return new PayloadTooLargeException(name, channel.declaration(), made.payloadLength(), largest);
@@ -187,7 +231,7 @@ final class QueuePairOperations {
             lock.unlock();
         }
         for (int index = 0; index < inFlight.length(); index++) {
-            TemplateOperation operation = inFlight.getAndSet(index, null);
+            Postable operation = inFlight.getAndSet(index, null);
             if (operation != null) {
                 pool.buffer(index).close();
                 failed.add(new Failed(operation, flushed(operation)));
@@ -196,7 +240,7 @@ final class QueuePairOperations {
         report(failed);
     }
 
-    private RdmaOperationException flushed(TemplateOperation operation) {
+    private RdmaOperationException flushed(Postable operation) {
         return new RdmaOperationException(operation.name(), name, CompletionStatus.WR_FLUSH_ERR, 0);
     }
 
@@ -207,7 +251,7 @@ final class QueuePairOperations {
     void completed(WorkCompletion completion) {
         long wrId = completion.wrId();
         int index = (int) wrId;
-        TemplateOperation done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
+        Postable done = (wrId & ~0xFFFF_FFFFL) == WR_ID_TAG && index >= 0 && index < inFlight.length()
                 ? inFlight.getAndSet(index, null) : null;
         Object value = null;
         RdmaOperationException failure = null;
@@ -264,8 +308,8 @@ final class QueuePairOperations {
      * only when the send queue has no room or the pool no free buffer, and then nothing was leased or
      * posted. Under the lock.
      */
-    private boolean postUnlessFull(TemplateOperation operation) {
-        if (operation.isDone() || operation.abandoned()) {
+    private boolean postUnlessFull(Postable operation) {
+        if (operation.withdrawn()) {
             return true; // its caller gave up while it waited, or a request's channel went down meanwhile
         }
         // A look before leasing and copying; tryPostSend decides, as other posters may take the room.
@@ -338,7 +382,7 @@ final class QueuePairOperations {
     }
 
     /** Queues {@code operation} until room appears or its send-timeout passes. Under the lock. */
-    private void waitForRoom(TemplateOperation operation) {
+    private void waitForRoom(Postable operation) {
         long deadline = System.nanoTime() + sendTimeoutNanos;
         waiting.add(new Waiting(operation, deadline));
         anyWaiting = true;

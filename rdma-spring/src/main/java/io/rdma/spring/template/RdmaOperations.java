@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * or what {@code RdmaConnections.group(...)} picks): sends, request/reply, one-sided RDMA writes,
  * reads and atomics. Implemented by {@link RdmaTemplate}; program and mock against this.
  *
- * <p>Every method returns at once with a future. An operation that finds its send queue full
+ * <p>Every method but {@link #sendAndForget} returns at once with a future. An operation that finds its send queue full
  * waits for room (up to its channel's {@code send-timeout}); a caller that gives up on it while it
  * waits ({@code cancel}, {@code orTimeout}, {@code completeExceptionally}) withdraws it: it is
  * never posted afterwards. Once posted, an operation completes with its outcome, and cancelling
@@ -50,6 +50,24 @@ public interface RdmaOperations {
 
     /** {@link #send(String, int, Consumer)} with immediate data (30 bits, as {@link #send(String, byte[], int)}). */
     CompletableFuture<Void> send(String channel, int length, Consumer<MemorySegment> writer, int immediateData);
+
+    /**
+     * Sends as {@link #send(String, int, Consumer)} does, without a future: for a stream of
+     * messages whose rate counts and whose losses the receiver notices (as Netty's
+     * {@code voidPromise} and Aeron's {@code offer} are). On a channel whose send queue has room
+     * the call allocates nothing: the object that carries the send is used again once it is
+     * settled. It waits for room as other operations do, up to the channel's {@code send-timeout};
+     * nobody holds it to give up on it, so it is always posted. What the call can tell at once it
+     * throws: an unknown channel ({@link io.rdma.spring.naming.UnknownRdmaNameException}), a
+     * channel gone or a peer not connected ({@link RdmaChannelDownException}), a payload larger
+     * than a buffer ({@link PayloadTooLargeException}). What happens after it returns (an error
+     * completion, the send-timeout passing while it waits, its channel gone) goes to the
+     * template's {@link ForgottenSendFailureHandler}, and is counted. Not observed.
+     */
+    void sendAndForget(String channel, int length, Consumer<MemorySegment> writer);
+
+    /** {@link #sendAndForget(String, int, Consumer)} with immediate data (30 bits, as {@link #send(String, byte[], int)}). */
+    void sendAndForget(String channel, int length, Consumer<MemorySegment> writer, int immediateData);
 
     /**
      * Sends {@code request} and yields the reply of the listener that answers it on the other side,

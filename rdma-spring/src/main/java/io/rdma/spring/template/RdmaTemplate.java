@@ -51,8 +51,10 @@ import org.jspecify.annotations.Nullable;
  * {@link ObservationRegistry#NOOP}, or a registry without handlers, nothing is observed and
  * nothing allocated for it.
  *
- * <p>This is the convenient path: it allocates a future per operation. Code that must not
- * allocate posts reused work requests on the {@link io.rdma.verbs.api.QueuePair} bean itself.
+ * <p>This is the convenient path: it allocates a future per operation. A stream of sends that
+ * needs no future per message uses {@link #sendAndForget}, which allocates nothing while the send
+ * queue has room; other code that must not allocate posts reused work requests on the
+ * {@link io.rdma.verbs.api.QueuePair} bean itself.
  */
 public class RdmaTemplate implements RdmaOperations {
 
@@ -68,6 +70,8 @@ public class RdmaTemplate implements RdmaOperations {
     /** The channels whose replies {@link #replies} already hands to this template, by name. */
     private final Map<String, RdmaChannel> receivingReplies = new ConcurrentHashMap<>();
     private final LongAdder lateReplies = new LongAdder();
+    private final LongAdder forgottenSendFailures = new LongAdder();
+    private volatile ForgottenSendFailureHandler forgottenSendFailureHandler = LoggingForgottenSendFailureHandler.INSTANCE;
     private volatile Duration defaultReplyTimeout = DEFAULT_REPLY_TIMEOUT;
     private volatile RdmaMessageConversion conversion = new RdmaMessageConversion();
 
@@ -129,6 +133,16 @@ public class RdmaTemplate implements RdmaOperations {
         return lateReplies.sum();
     }
 
+    /** Who is told of a send of {@link #sendAndForget} that failed after its call returned; by default a WARN line. */
+    public void setForgottenSendFailureHandler(ForgottenSendFailureHandler handler) {
+        this.forgottenSendFailureHandler = handler;
+    }
+
+    /** Sends of {@link #sendAndForget} that failed after their call returned, each told to the handler. */
+    public long forgottenSendFailures() {
+        return forgottenSendFailures.sum();
+    }
+
     @Override
     public CompletableFuture<Void> send(String channel, byte[] payload) {
         return post(channel, TemplateOperation.send(payload));
@@ -151,6 +165,34 @@ public class RdmaTemplate implements RdmaOperations {
     }
 
     @Override
+    public void sendAndForget(String channel, int length, Consumer<MemorySegment> writer) {
+        sendAndForget(channel, SendOpcode.SEND, length, writer, 0);
+    }
+
+    @Override
+    public void sendAndForget(String channel, int length, Consumer<MemorySegment> writer, int immediateData) {
+        sendAndForget(channel, SendOpcode.SEND_WITH_IMM, length, writer, applicationImmediate(immediateData));
+    }
+
+    private void sendAndForget(String channel, SendOpcode opcode, int length, Consumer<MemorySegment> writer,
+                               int immediateData) {
+        RdmaChannel target = channels.get(channel);
+        if (target == null) {
+            throw absence(channel, "RdmaTemplate.sendAndForget(channel, ...)");
+        }
+        if (target.state() == ChannelState.GONE) {
+            throw downException(target);
+        }
+        operationsOf(target).sendAndForget(opcode, length, writer, immediateData);
+    }
+
+    /** A send of {@link #sendAndForget} on {@code channel} failed after its call: counted, and the handler told. */
+    private void forgottenSendFailed(String channel, String operation, Throwable failure) {
+        forgottenSendFailures.increment();
+        forgottenSendFailureHandler.failed(channel, operation, failure);
+    }
+
+    @Override
     public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request) {
         return sendAndReceive(channel, request, defaultReplyTimeout);
     }
@@ -159,7 +201,7 @@ public class RdmaTemplate implements RdmaOperations {
     public CompletableFuture<byte[]> sendAndReceive(String channel, byte[] request, Duration timeout) {
         RdmaChannel target = channels.get(channel);
         if (target == null) {
-            return absent(channel, "RdmaTemplate.sendAndReceive(channel, ...)");
+            return CompletableFuture.failedFuture(absence(channel, "RdmaTemplate.sendAndReceive(channel, ...)"));
         }
         if (target.state() != ChannelState.UP) {
             return CompletableFuture.failedFuture(downException(target));
@@ -306,7 +348,7 @@ public class RdmaTemplate implements RdmaOperations {
     private <T extends @Nullable Object> CompletableFuture<T> post(String channel, TemplateOperation made) {
         RdmaChannel target = channels.get(channel);
         if (target == null) {
-            return absent(channel, "an RdmaTemplate " + made.name() + " call");
+            return CompletableFuture.failedFuture(absence(channel, "an RdmaTemplate " + made.name() + " call"));
         }
         if (target.state() == ChannelState.GONE) {
             // renewed or closed since it was looked up: its queue pair is closed, and routes to it must not come back
@@ -319,16 +361,16 @@ public class RdmaTemplate implements RdmaOperations {
     /**
      * The failure of {@code site}, which names {@code channel}, which is not there. A peer's or an
      * instance's channel comes and goes with its connection: that the peer left (or has not come
-     * yet) is the future's failure, GONE, as when it leaves while the call waits; any other name is
-     * a mistake in the code, thrown, with the nearest name and those there are.
+     * yet) is the call's failure, GONE, as when it leaves while the call waits; any other name is
+     * a mistake in the code, thrown here, with the nearest name and those there are.
      */
-    private <T extends @Nullable Object> CompletableFuture<T> absent(String channel, String site) {
+    private RdmaChannelDownException absence(String channel, String site) {
         String connection = channels.connectionNamingChannel(channel);
         if (connection == null) {
             throw channels.unknown(channel, site);
         }
-        return CompletableFuture.failedFuture(new RdmaChannelDownException(channel, ChannelState.GONE,
-                "no peer or instance of '" + connection + "' is connected on it now (it left, or has not come yet)"));
+        return new RdmaChannelDownException(channel, ChannelState.GONE,
+                "no peer or instance of '" + connection + "' is connected on it now (it left, or has not come yet)");
     }
 
     /** Posts {@code made} on {@code channel}, observed from now until its future completes. */
@@ -375,7 +417,7 @@ public class RdmaTemplate implements RdmaOperations {
                 throw new IllegalStateException("queue pair '" + channel.declaration() + "' has no memory pool to"
                         + " lease buffers from; set its memory-pool property");
             }
-            QueuePairOperations made = new QueuePairOperations(channel, pool, lateReplies);
+            QueuePairOperations made = new QueuePairOperations(channel, pool, lateReplies, this::forgottenSendFailed);
             router.routeSends(channel.queuePair(), made::completed);
             return made;
         });

@@ -33,12 +33,12 @@ final class Request extends TemplateOperation {
     }
 
     @Override
-    SendOpcode opcode() {
+    public SendOpcode opcode() {
         return SendOpcode.SEND_WITH_IMM;
     }
 
     @Override
-    int payloadLength() {
+    public int payloadLength() {
         return payload.length;
     }
 
@@ -59,17 +59,17 @@ final class Request extends TemplateOperation {
     }
 
     @Override
-    int immediateData() {
+    public int immediateData() {
         return RdmaWireFormat.immediateData(RdmaWireFormat.REQUEST, correlationId);
     }
 
     @Override
-    void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+    public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
         MemorySegment.copy(payload, 0, buffer.segment(), ValueLayout.JAVA_BYTE, offset, payload.length);
     }
 
     @Override
-    boolean awaitsReply() {
+    public boolean awaitsReply() {
         return true;
     }
 
@@ -95,7 +95,7 @@ final class Request extends TemplateOperation {
     }
 
     @Override
-    String name() {
+    public String name() {
         return "request";
     }
 }

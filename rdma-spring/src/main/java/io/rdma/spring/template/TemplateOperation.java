@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * that did not: {@code cancel} then returns false. A request may still be given up after it was
  * posted, as giving up then only stops the wait for its reply.
  */
-abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object>
+abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object> implements Postable
         permits TemplateOperation.CopyIn, TemplateOperation.WriteIn, TemplateOperation.Read, TemplateOperation.Atomic,
         Request {
 
@@ -92,41 +92,20 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         return new Atomic(opcode, target, compareOrAdd, swap);
     }
 
-    /** The operation as its failures name it. */
-    String name() {
-        return switch (opcode()) {
-            case SEND -> "send";
-            case SEND_WITH_IMM -> "send with immediate";
-            case RDMA_WRITE -> "RDMA write";
-            case RDMA_WRITE_WITH_IMM -> "RDMA write with immediate";
-            case RDMA_READ -> "RDMA read";
-            case ATOMIC_CMP_AND_SWP -> "compare-and-swap";
-            case ATOMIC_FETCH_AND_ADD -> "fetch-and-add";
-            default -> opcode().name();
-        };
-    }
-
-    abstract SendOpcode opcode();
-
-    /** The bytes the operation's buffer holds: sent, written, or read into. */
-    abstract int payloadLength();
-
-    /**
-     * Takes the operation for posting: false when its caller gave up, and then it must not be
-     * posted. A claimed operation whose post found no room is {@link #unclaim() unclaimed}.
-     */
-    final boolean claim() {
+    @Override
+    public final boolean claim() {
         return STATE.compareAndSet(this, WAITING, POSTED);
     }
 
-    /** The post found no room after all: the operation waits again, and its caller may give up again. */
-    final void unclaim() {
+    @Override
+    public final void unclaim() {
         STATE.compareAndSet(this, POSTED, WAITING);
     }
 
-    /** Whether its caller gave up before it was posted. */
-    final boolean abandoned() {
-        return (int) STATE.getVolatile(this) == ABANDONED;
+    /** Its caller gave up before it was posted, or it was settled while it waited (a request whose channel went down). */
+    @Override
+    public final boolean withdrawn() {
+        return isDone() || (int) STATE.getVolatile(this) == ABANDONED;
     }
 
     /** Whether the caller may give up now: before the post, or, for a request, while it waits for the reply. */
@@ -200,13 +179,15 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     }
 
     /** The template's own completion with the operation's outcome. */
-    final void succeed(@Nullable Object value) {
+    @Override
+    public final void succeed(@Nullable Object value) {
         settling(null);
         super.complete(value);
     }
 
     /** The template's own completion with a failure: a completion status, a refused post, a timeout. */
-    final void fail(Throwable failure) {
+    @Override
+    public final void fail(Throwable failure) {
         settling(failure);
         super.completeExceptionally(failure);
     }
@@ -221,24 +202,18 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     }
 
     /** Whether the future completes with a reply rather than with the send's completion. */
-    boolean awaitsReply() {
+    @Override
+    public boolean awaitsReply() {
         return false;
     }
 
-    /**
-     * Fills the leased buffer from byte {@code offset} on (past the in-band header of a channel
-     * without immediate data: {@link RdmaWireFormat}) and the work request, whose opcode, wr_id
-     * and entry are already set; the immediate data is the caller's to place.
-     */
-    abstract void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr);
-
-    /** The 32-bit value a send or write with immediate data carries; 0 for the others. */
-    int immediateData() {
+    @Override
+    public int immediateData() {
         return 0;
     }
 
-    /** What the successful completion yields, read from the buffer before it is returned. */
-    @Nullable Object outcome(PooledBuffer buffer) {
+    @Override
+    public @Nullable Object outcome(PooledBuffer buffer) {
         return null;
     }
 
@@ -259,22 +234,22 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        final SendOpcode opcode() {
+        public final SendOpcode opcode() {
             return opcode;
         }
 
         @Override
-        final int payloadLength() {
+        public final int payloadLength() {
             return data.length;
         }
 
         @Override
-        final int immediateData() {
+        public final int immediateData() {
             return immediateData;
         }
 
         @Override
-        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             MemorySegment.copy(data, 0, buffer.segment(), ValueLayout.JAVA_BYTE, offset, data.length);
         }
     }
@@ -289,7 +264,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             super.prepare(buffer, offset, wr);
             wr.remote(target);
         }
@@ -347,22 +322,22 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        SendOpcode opcode() {
+        public SendOpcode opcode() {
             return opcode;
         }
 
         @Override
-        int payloadLength() {
+        public int payloadLength() {
             return length;
         }
 
         @Override
-        int immediateData() {
+        public int immediateData() {
             return immediateData;
         }
 
         @Override
-        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             writer.accept(offset == 0 ? buffer.segment() : buffer.segment().asSlice(offset));
         }
     }
@@ -378,22 +353,22 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        SendOpcode opcode() {
+        public SendOpcode opcode() {
             return SendOpcode.RDMA_READ;
         }
 
         @Override
-        int payloadLength() {
+        public int payloadLength() {
             return length;
         }
 
         @Override
-        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             wr.remote(source);
         }
 
         @Override
-        Object outcome(PooledBuffer buffer) {
+        public Object outcome(PooledBuffer buffer) {
             return buffer.segment().asSlice(0, payloadLength()).toArray(ValueLayout.JAVA_BYTE);
         }
     }
@@ -416,22 +391,22 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
         }
 
         @Override
-        SendOpcode opcode() {
+        public SendOpcode opcode() {
             return opcode;
         }
 
         @Override
-        int payloadLength() {
+        public int payloadLength() {
             return Long.BYTES;
         }
 
         @Override
-        void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
+        public void prepare(PooledBuffer buffer, int offset, SendWorkRequest wr) {
             wr.remote(target).atomic(compareOrAdd, swap);
         }
 
         @Override
-        Object outcome(PooledBuffer buffer) {
+        public Object outcome(PooledBuffer buffer) {
             return buffer.segment().get(OLD_VALUE, 0);
         }
     }

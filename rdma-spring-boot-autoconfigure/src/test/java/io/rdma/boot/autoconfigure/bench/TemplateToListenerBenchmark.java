@@ -37,7 +37,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * hand-over. {@code path} picks both ends: {@code bytes} sends a
  * {@code byte[]} (copied into the send buffer) to a method taking {@code byte[]} (copied out of
  * the receive buffer); {@code zeroCopy} writes into the leased send buffer
- * ({@code send(queuePair, length, writer)}) for a method taking the {@link ReceivedBuffer}.
+ * ({@code send(queuePair, length, writer)}) for a method taking the {@link ReceivedBuffer};
+ * {@code zeroCopyForgotten} is {@code zeroCopy} sent without a future ({@code sendAndForget}).
  *
  * <p>One operation is one message sent; the sender runs at most {@value #WINDOW} messages ahead
  * of the listener, fewer than the send and receive queues hold, so neither back-pressure path is
@@ -69,7 +70,7 @@ public class TemplateToListenerBenchmark {
     private static volatile @Nullable Thread parkedSender;
     private static volatile long wakeAt = Long.MAX_VALUE;
 
-    @Param({"bytes", "zeroCopy"})
+    @Param({"bytes", "zeroCopy", "zeroCopyForgotten"})
     public String path;
 
     @Param({"workers", "pollerThread"})
@@ -95,7 +96,7 @@ public class TemplateToListenerBenchmark {
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
         boolean onPoller = dispatch.equals("pollerThread");
-        Class<?> listener = path.equals("zeroCopy")
+        Class<?> listener = path.startsWith("zeroCopy")
                 ? (onPoller ? ZeroCopyPollerListener.class : ZeroCopyListener.class)
                 : (onPoller ? BytesPollerListener.class : BytesListener.class);
         context = SimulatedFabric.start(listener, SimulatedFabric.CQ + ".idle=" + idle);
@@ -151,6 +152,8 @@ public class TemplateToListenerBenchmark {
     private void send() {
         if (path.equals("zeroCopy")) {
             template.send("client", MESSAGE, WRITER);
+        } else if (path.equals("zeroCopyForgotten")) {
+            template.sendAndForget("client", MESSAGE, WRITER);
         } else {
             template.send("client", PAYLOAD);
         }
