@@ -56,7 +56,8 @@ public interface RdmaOperations {
      * messages whose rate counts and whose losses the receiver notices (as Netty's
      * {@code voidPromise} and Aeron's {@code offer} are). On a channel whose send queue has room
      * the call allocates nothing: the object that carries the send is used again once it is
-     * settled. It waits for room as other operations do, up to the channel's {@code send-timeout};
+     * settled. (On a device without immediate data, iWARP, the writer gets a slice past the
+     * in-band header, {@link RdmaWireFormat}: one segment per send.) It waits for room as other operations do, up to the channel's {@code send-timeout};
      * nobody holds it to give up on it, so it is always posted. What the call can tell at once it
      * throws: an unknown channel ({@link io.rdma.spring.naming.UnknownRdmaNameException}), a
      * channel gone or a peer not connected ({@link RdmaChannelDownException}), a payload larger
