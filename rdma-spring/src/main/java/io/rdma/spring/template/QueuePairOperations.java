@@ -46,9 +46,10 @@ import org.jspecify.annotations.Nullable;
  * new operation never overtakes a waiting one, so operations are posted in the order they were
  * made; and as all wait the same send-timeout, the oldest always expires first, so one timer per
  * queue pair suffices. Operations are settled outside the lock, so that what a caller chains to a
- * future (or a failure handler does) cannot hold up the queue pair's other operations. An operation whose caller gave up while it
- * waited is dropped, never posted ({@link TemplateOperation#claim()}). Requests of request/reply
- * wait for their replies among the channel's {@link PendingRequests}.
+ * future (or what a failure handler does) cannot hold up the queue pair's other operations. An
+ * operation whose caller gave up while it waited is dropped, never posted
+ * ({@link TemplateOperation#claim()}). Requests of request/reply wait for their replies among the
+ * channel's {@link PendingRequests}.
  */
 final class QueuePairOperations {
 
@@ -67,7 +68,7 @@ final class QueuePairOperations {
     private record Waiting(Postable operation, long deadline) {
     }
 
-    /** An operation that failed; its future is completed once the lock is released. */
+    /** An operation that failed; it is settled once the lock is released. */
     private record Failed(Postable operation, Throwable failure) {
     }
 
