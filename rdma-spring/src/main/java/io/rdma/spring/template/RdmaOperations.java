@@ -13,12 +13,13 @@ import java.util.function.Consumer;
  * or what {@code RdmaConnections.group(...)} picks): sends, request/reply, one-sided RDMA writes,
  * reads and atomics. Implemented by {@link RdmaTemplate}; program and mock against this.
  *
- * <p>Every method but {@link #sendAndForget} returns at once with a future. An operation that finds its send queue full
- * waits for room (up to its channel's {@code send-timeout}); a caller that gives up on it while it
- * waits ({@code cancel}, {@code orTimeout}, {@code completeExceptionally}) withdraws it: it is
- * never posted afterwards. Once posted, an operation completes with its outcome, and cancelling
- * it returns false: the caller knows it may have run. (Waiting with {@code get(timeout)} withdraws
- * nothing; cancel the future when that times out.)
+ * <p>Every method but {@link #sendAndForget} returns at once with a future. An operation that
+ * finds its send queue full waits for room (up to its channel's {@code send-timeout}); a caller
+ * that gives up on it while it waits ({@code cancel}, {@code orTimeout},
+ * {@code completeExceptionally}) withdraws it: it is never posted afterwards. Once posted, an
+ * operation completes with its outcome, and cancelling it returns false: the caller knows it may
+ * have run. (Waiting with {@code get(timeout)} withdraws nothing; cancel the future when that
+ * times out.)
  *
  * <p>An unknown channel name throws {@link io.rdma.spring.naming.UnknownRdmaNameException} (an
  * {@code IllegalArgumentException}) at the call, naming the nearest channel and all there are; one
@@ -57,8 +58,9 @@ public interface RdmaOperations {
      * {@code voidPromise} and Aeron's {@code offer} are). On a channel whose send queue has room
      * the call allocates nothing: the object that carries the send is used again once it is
      * settled. (On a device without immediate data, iWARP, the writer gets a slice past the
-     * in-band header, {@link RdmaWireFormat}: one segment per send.) It waits for room as other operations do, up to the channel's {@code send-timeout};
-     * nobody holds it to give up on it, so it is always posted. What the call can tell at once it
+     * in-band header, {@link RdmaWireFormat}: one segment per send.) It waits for room as other
+     * operations do, up to the channel's {@code send-timeout}; nobody holds it to give up on it,
+     * so it is always posted. What the call can tell at once it
      * throws: an unknown channel ({@link io.rdma.spring.naming.UnknownRdmaNameException}), a
      * channel gone or a peer not connected ({@link RdmaChannelDownException}), a payload larger
      * than a buffer ({@link PayloadTooLargeException}). What happens after it returns (an error

@@ -71,7 +71,8 @@ public class RdmaTemplate implements RdmaOperations {
     private final Map<String, RdmaChannel> receivingReplies = new ConcurrentHashMap<>();
     private final LongAdder lateReplies = new LongAdder();
     private final LongAdder forgottenSendFailures = new LongAdder();
-    private volatile ForgottenSendFailureHandler forgottenSendFailureHandler = LoggingForgottenSendFailureHandler.INSTANCE;
+    private volatile ForgottenSendFailureHandler forgottenSendFailureHandler =
+            LoggingForgottenSendFailureHandler.INSTANCE;
     private volatile Duration defaultReplyTimeout = DEFAULT_REPLY_TIMEOUT;
     private volatile RdmaMessageConversion conversion = new RdmaMessageConversion();
 
