@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
  * its own bytes (a carrier handed to two sends at once would send one of them twice and lose the
  * other).
  *
- * <p>The senders keep at most {@value #WINDOW} messages unreceived, what the peer's receive queue
- * holds, as a stream's producer must keep within what its consumer takes: a send that does not
+ * <p>The senders keep at most {@value #WINDOW} messages unreceived, as a stream's producer must
+ * keep within what its consumer takes: a send that does not
  * block its caller waits for room at most its channel's {@code send-timeout} (5 s), and fails once
  * the senders outrun the device by that much, as 20,000 sends made at once did on the emulated
  * rxe0; and messages beyond the receive queue wait on RNR retries there.
@@ -43,7 +43,9 @@ import static org.awaitility.Awaitility.await;
  * runs with {@code sendAndForget} (20,000 and 4,000 messages, windows of 48 and 16) and one with
  * {@code send} and a future (4,000, window 16; no send failed before
  * the context closed; with {@code sendAndForget} the listener's container still held 8 messages
- * then, never handed to the method). The cause is not known yet (2026-11-29): an open defect of
+ * then, never handed to the method). The first suspect: the window is twice the 8 receives the
+ * peer's container posts, so the client meets RNR NAKs there, and rxe's RNR retries are slow or
+ * stall under emulation. The cause is not known yet (2026-11-29): an open defect of
  * the receive path or of this pattern on rxe0, whichever send is used.
  */
 @SimulatedOnly
@@ -51,7 +53,11 @@ class ForgottenSendConcurrencyTests {
 
     private static final int SENDERS = 4;
     private static final int MESSAGES_EACH = 1_000;
-    /** Messages sent and not yet received, at most: the connected declaration's queue pairs hold 16 receives. */
+    /**
+     * Messages sent and not yet received, at most: the queue pairs' max-recv-wr in the connected
+     * declaration, though the peer's container posts 8 of them (its pool is shared by up to 4
+     * peers), so on a device the window also meets RNR NAKs (see the class comment).
+     */
     private static final int WINDOW = 16;
     private static final Duration WAIT = Duration.ofSeconds(60);
 
