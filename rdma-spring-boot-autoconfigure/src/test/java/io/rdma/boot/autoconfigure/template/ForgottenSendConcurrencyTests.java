@@ -45,8 +45,10 @@ import static org.awaitility.Awaitility.await;
  * the context closed; with {@code sendAndForget} the listener's container still held 8 messages
  * then, never handed to the method). The first suspect: the window is twice the 8 receives the
  * peer's container posts, so the client meets RNR NAKs there, and rxe's RNR retries are slow or
- * stall under emulation. The cause is not known yet (2026-11-29): an open defect of
- * the receive path or of this pattern on rxe0, whichever send is used.
+ * stall under emulation. With a window of 8 the same test passed on rxe0 (once, by
+ * hand: 4,000 messages, each exactly once, in 70 s), which points there; why sends that meet RNR
+ * NAKs stall rather than arrive late (rnr_retry 7 retries for ever) is not known yet
+ * (2026-11-29): an open defect of the receive path or of rxe, whichever send is used.
  */
 @SimulatedOnly
 class ForgottenSendConcurrencyTests {
