@@ -155,7 +155,7 @@ public final class ConnectOptions {
         private int timeout = 14;
         private int retryCount = 7;
         private int rnrRetry = 7;
-        private int minRnrTimer = 12;
+        private int minRnrTimer = ReliabilitySettings.DEFAULT_RNR_TIMER;
         private int maxRdAtomic = 16;
         private int maxDestRdAtomic = 16;
         private int qkey = 0x11111111;

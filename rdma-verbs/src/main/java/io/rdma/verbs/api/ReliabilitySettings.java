@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * The four RC attributes that decide how fast a dead or unreachable peer is noticed, for a QP the
  * connection manager connects ({@link ConnectionManager#connect}, {@link ConnectionListener#accept}):
  * each one left null keeps what {@code rdma_init_qp_attr} gives (the device's and the connection
- * manager's default), each one set replaces it in the transition that carries it. The same four are
+ * manager's default; the RNR timer, which the kernel's connection manager sets to its longest, is
+ * {@link #DEFAULT_RNR_TIMER} instead), each one set replaces it in the transition that carries it. The same four are
  * in {@link ConnectOptions} for a QP connected out of band.
  *
  * <ul>
@@ -40,6 +41,13 @@ public record ReliabilitySettings(@Nullable Integer ackTimeout, @Nullable Intege
     public static final int MAX_RETRIES = 7;
     /** {@code rnr_retry} 7 retries for ever. */
     public static final int INFINITE_RNR_RETRY = 7;
+    /**
+     * The RNR timer a connection gets where none is set: 12, 0.64 ms (the verbs manual's example,
+     * and {@link ConnectOptions}' default). It replaces what the kernel's IB connection manager
+     * gives an RC QP at RTR, 0, which encodes 655.36 ms, the longest: every RNR NAK would stall
+     * its sender for two thirds of a second.
+     */
+    public static final int DEFAULT_RNR_TIMER = 12;
 
     private static final ReliabilitySettings DEVICE_DEFAULTS = new ReliabilitySettings(null, null, null, null);
 

@@ -8,6 +8,7 @@ import io.rdma.verbs.api.ConnectionRequest;
 import io.rdma.verbs.api.Errno;
 import io.rdma.verbs.api.MemoryRegion;
 import io.rdma.verbs.api.QueuePair;
+import io.rdma.verbs.api.QueuePairAttributes;
 import io.rdma.verbs.api.QueuePairState;
 import io.rdma.verbs.api.QueuePairType;
 import io.rdma.verbs.api.ReceiveWorkRequest;
@@ -385,6 +386,35 @@ class ConnectionManagerTest {
                 // ibv_query_qp(3) reports timeout, retry_cnt and rnr_retry of RTS and min_rnr_timer of RTR
                 assertThat(ReliabilitySettings.of(clientQp.query())).isEqualTo(declared);
                 assertThat(ReliabilitySettings.of(serverQp.query())).isEqualTo(declared);
+            }
+        }
+    }
+
+    /**
+     * Where nothing is declared, both sides get the most retries (7, rnr_retry 7 = for ever) and an
+     * RNR timer of 12 (0.64 ms, the verbs manual's example and {@link io.rdma.verbs.api.ConnectOptions}'
+     * default), not the kernel connection manager's {@code min_rnr_timer} 0: that encodes 655.36 ms,
+     * the longest, so every RNR NAK would stall its sender for two thirds of a second.
+     */
+    @Test
+    void undeclaredSettingsGiveTheMostRetriesAndAnRnrTimerOfAFractionOfAMillisecond() throws Exception {
+        assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is iWARP, which has no ACK timeout, retry counts or RNR"
+                + " timer (TCP retransmits; siw's ibv_query_qp gives 0)");
+        ConnectionManager cm = ConnectionManager.of(fabric.context());
+        QueuePair serverQp = freshQueuePair();
+        QueuePair clientQp = freshQueuePair();
+        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
+            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
+                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, ReliabilitySettings.deviceDefaults()));
+            try (Connection client = cm.connect(new InetSocketAddress(portAddress(),
+                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT);
+                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
+                for (QueuePair qp : List.of(clientQp, serverQp)) {
+                    QueuePairAttributes attributes = qp.query();
+                    assertThat(attributes.minRnrTimer()).as("min_rnr_timer").isEqualTo(12);
+                    assertThat(attributes.rnrRetry()).as("rnr_retry").isEqualTo(ReliabilitySettings.INFINITE_RNR_RETRY);
+                    assertThat(attributes.retryCount()).as("retry_cnt").isEqualTo(ReliabilitySettings.MAX_RETRIES);
+                }
             }
         }
     }

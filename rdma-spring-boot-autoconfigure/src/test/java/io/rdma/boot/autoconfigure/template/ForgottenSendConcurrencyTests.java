@@ -1,7 +1,6 @@
 package io.rdma.spring.template;
 
 import io.rdma.boot.autoconfigure.RdmaContextRunners;
-import io.rdma.boot.autoconfigure.SimulatedOnly;
 import io.rdma.spring.listener.RdmaListener;
 
 import java.lang.foreign.ValueLayout;
@@ -33,39 +32,28 @@ import static org.awaitility.Awaitility.await;
  * other).
  *
  * <p>The senders keep at most {@value #WINDOW} messages unreceived, as a stream's producer must
- * keep within what its consumer takes: a send that does not
- * block its caller waits for room at most its channel's {@code send-timeout} (5 s), and fails once
- * the senders outrun the device by that much, as 20,000 sends made at once did on the emulated
- * rxe0; and messages beyond the receive queue wait on RNR retries there.
- *
- * <p>On the simulated fabric only, and that is not a fix: on rxe0 (the Soft-RoCE guest, one
- * virtual-thread carrier) the senders did not finish within 2 or 3 minutes, in two
- * runs with {@code sendAndForget} (20,000 and 4,000 messages, windows of 48 and 16) and one with
- * {@code send} and a future (4,000, window 16; no send failed before
- * the context closed; with {@code sendAndForget} the listener's container still held 8 messages
- * then, never handed to the method). The first suspect: the window is twice the 8 receives the
- * peer's container posts, so the client meets RNR NAKs there, and rxe's RNR retries are slow or
- * stall under emulation. With a window of 8 the same test passed on rxe0 (once, by
- * hand: 4,000 messages, each exactly once, in 70 s), which points there; why sends that meet RNR
- * NAKs stall rather than arrive late (rnr_retry 7 retries for ever) is not known yet
- * (2026-11-29): an open defect of the receive path or of rxe, whichever send is used.
+ * keep within what its consumer takes: a send that does not block its caller waits for room at
+ * most its channel's {@code send-timeout} (5 s), and fails once the senders outrun the device by
+ * that much, as 20,000 sends made at once did on the emulated rxe0. The window is twice the 8
+ * receives the peer's container posts (its pool is shared by up to 4 peers), so on a device the
+ * sends also meet RNR NAKs and wait the peer's RNR timer before they are sent again: this once
+ * took minutes on rxe0, where the kernel's connection manager gave the peer an RNR timer of 0,
+ * 655 ms per NAK (now 12, 0.64 ms: ReliabilitySettings.DEFAULT_RNR_TIMER).
  */
-@SimulatedOnly
 class ForgottenSendConcurrencyTests {
 
     private static final int SENDERS = 4;
     private static final int MESSAGES_EACH = 1_000;
     /**
      * Messages sent and not yet received, at most: the queue pairs' max-recv-wr in the connected
-     * declaration, though the peer's container posts 8 of them (its pool is shared by up to 4
-     * peers), so on a device the window also meets RNR NAKs (see the class comment).
+     * declaration, twice the receives the peer's container posts (see the class comment).
      */
     private static final int WINDOW = 16;
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @Test
     void everyMessageOfConcurrentSendersArrivesExactlyOnce() {
-        RdmaContextRunners.simulatedRunner("connected").withUserConfiguration(CountingConfiguration.class).run(context -> {
+        RdmaContextRunners.runner("connected").withUserConfiguration(CountingConfiguration.class).run(context -> {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
             Counting received = context.getBean(Counting.class);
             List<Thread> senders = new ArrayList<>();

@@ -139,7 +139,9 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
      * {@code rdma_init_qp_attr} for {@code state}, applied to the application's QP, with the
      * reliability attributes {@code reliability} sets in place of those it gives: the RNR timer at
      * RTR, the ACK timeout and both retry counts at RTS (only an RC QP gets them, and the mask
-     * rdma_init_qp_attr returns for it already names them).
+     * rdma_init_qp_attr returns for it already names them). Where the IB connection manager gives an
+     * RNR timer and none is set, {@link ReliabilitySettings#DEFAULT_RNR_TIMER} replaces its 0 (655 ms
+     * per RNR NAK); iWARP's gives none, having no RNR NAK.
      */
     private static void moveTo(CmId id, NativeQp qp, QueuePairState state, ReliabilitySettings reliability) {
         try (Arena arena = Arena.ofConfined()) {
@@ -151,6 +153,8 @@ final class NativeConnectionManager implements ConnectionManagerHandle {
             if (state == QueuePairState.RTR && reliability.rnrTimer() != null) {
                 ibv_qp_attr.min_rnr_timer(attr, reliability.rnrTimer().byteValue());
                 mask |= rdma_h.IBV_QP_MIN_RNR_TIMER();
+            } else if (state == QueuePairState.RTR && (mask & rdma_h.IBV_QP_MIN_RNR_TIMER()) != 0) {
+                ibv_qp_attr.min_rnr_timer(attr, (byte) ReliabilitySettings.DEFAULT_RNR_TIMER);
             }
             if (state == QueuePairState.RTS) {
                 if (reliability.ackTimeout() != null) {

@@ -53,11 +53,13 @@ final class SimulatedConnectionManager {
     private static final int EXCHANGE_TRIES = 4;
     /**
      * This fabric's rdma_init_qp_attr, where the application sets nothing: the verbs manual's example
-     * values (§6.2.2, §6.2.3), ACK timeout 14 (≈ 67 ms), retry_cnt 7, rnr_retry 7 (infinite) and
-     * min_rnr_timer 12 (0.64 ms). A device's connection manager may give others (the ACK timeout
+     * values (§6.2.2, §6.2.3), ACK timeout 14 (≈ 67 ms), retry_cnt 7 and rnr_retry 7 (infinite), which
+     * the native provider's connection parameters also ask for, and min_rnr_timer 12 (0.64 ms), which it
+     * sets in place of the kernel's. A device's connection manager may give another ACK timeout (it
      * follows its packet lifetime); {@code QueuePair.query} tells what a QP got.
      */
-    private static final ReliabilitySettings CONNECTION_MANAGER_DEFAULTS = new ReliabilitySettings(14, 7, 7, 12);
+    private static final ReliabilitySettings CONNECTION_MANAGER_DEFAULTS = new ReliabilitySettings(14,
+            ReliabilitySettings.MAX_RETRIES, ReliabilitySettings.INFINITE_RNR_RETRY, ReliabilitySettings.DEFAULT_RNR_TIMER);
 
     private final SimulatedFabric fabric;
     /** The listeners of every host on the fabric; each knows its host by its port. */
