@@ -61,7 +61,10 @@ public class RdmaProperties {
     /** The embedded software fabric used when the provider is 'simulated', or 'auto' without hardware. */
     private final Simulated simulated = new Simulated();
 
-    /** Devices by the name the provider reports (ibv_devices), each with the resources created on it. */
+    /**
+     * Devices by key, each with the resources created on it: the key is the name the provider
+     * reports (ibv_devices) unless the device's 'name' gives that.
+     */
     private Map<String, Device> devices = new LinkedHashMap<>();
 
     /** Connections through the connection manager: listeners and outbound connections. */
@@ -117,10 +120,11 @@ public class RdmaProperties {
     public static class Simulated {
 
         /**
-         * Simulated devices by name, with their ports and limits. A device configured under
-         * 'rdma.devices' but not here is simulated with the default settings (a capable InfiniBand
-         * HCA) and as many ports as its resources name, so the same configuration runs with and
-         * without hardware.
+         * Simulated devices by name (as ibv_devices would list them: a device under 'rdma.devices'
+         * is described by its 'name', else its key), with their ports and limits. A device
+         * configured under 'rdma.devices' but not here is simulated with the default settings (a
+         * capable InfiniBand HCA) and as many ports as its resources name, so the same
+         * configuration runs with and without hardware.
          */
         private Map<String, SimulatedDevice> devices = new LinkedHashMap<>();
 
@@ -450,10 +454,18 @@ public class RdmaProperties {
     }
 
     /**
-     * A device and everything created on it, by the name the provider reports (ibv_devices); its
-     * settings are the defaults of its resources.
+     * A device and everything created on it, by a key that names its bean and that its resources
+     * and connections refer to: the name the provider reports (ibv_devices) unless {@code name}
+     * gives that; its settings are the defaults of its resources.
      */
     public static class Device {
+
+        /**
+         * The device's name as ibv_devices lists it (rxe0, mlx5_0, siw0); unset: the key. Lets the
+         * key (the bean's and every resource's parent name) stay the same on hosts whose devices
+         * are named differently, e.g. name: ${RDMA_DEVICE:rxe0}.
+         */
+        private @Nullable String name;
 
         /** Port the device's queue pairs and flows use unless they name their own, numbered from 1. */
         private int port = 1;
@@ -483,6 +495,14 @@ public class RdmaProperties {
 
         /** Flow steering rules by name, each steering matching packets to a queue pair. */
         private Map<String, Flow> flows = new LinkedHashMap<>();
+
+        public @Nullable String getName() {
+            return name;
+        }
+
+        public void setName(@Nullable String name) {
+            this.name = name;
+        }
 
         public int getPort() {
             return port;

@@ -22,7 +22,8 @@ import org.springframework.cloud.client.serviceregistry.Registration;
 /**
  * How an instance advertises its RDMA listeners in its discovery metadata, so that a client
  * configures none of it: for listener {@code kv}, {@code rdma.listener.kv.port} (the port it
- * listens on), {@code rdma.listener.kv.device}, {@code rdma.listener.kv.gid} (the port's GID a
+ * listens on), {@code rdma.listener.kv.device} (its device's name as ibv_devices lists it, whatever
+ * key the configuration gives the device), {@code rdma.listener.kv.gid} (the port's GID a
  * client reaches it by) and {@code rdma.listener.kv.address}: the address it is bound to, or, bound
  * to every address, the IPv4 address of that GID, which is where rdma_cm finds the device (the
  * registry may know the instance by another network's address). Without an address (InfiniBand
@@ -52,8 +53,12 @@ public final class RdmaListenerMetadata {
                 continue; // not listening yet, and the port is the connection manager's to choose
             }
             metadata.put(key(listener.name(), "port"), Integer.toString(port));
-            metadata.put(key(listener.name(), "device"), listener.device());
-            Optional<GidEntry> gid = reachableGid(resources, listener.device());
+            Optional<DeviceContext> device = resources.resources(DeviceContext.class).stream()
+                    .filter(named -> named.name().equals(listener.device())).map(RdmaResources.Named::resource)
+                    .findFirst();
+            device.ifPresent(context -> metadata.put(key(listener.name(), "device"), context.deviceName()));
+            Optional<GidEntry> gid = device.flatMap(context -> reachableGid(context,
+                    resources.configuredPorts(listener.device())));
             gid.ifPresent(entry -> metadata.put(key(listener.name(), "gid"), entry.gid().toString()));
             String address = specificAddress(bound != null ? bound : new InetSocketAddress(listener.address(), port));
             if (address == null) {
@@ -84,14 +89,11 @@ public final class RdmaListenerMetadata {
      * The GID of the device's port that peers address: the IPv4 one rdma_cm resolves (RoCE v2
      * before v1, as the connection manager prefers it), else the first (InfiniBand's port GID).
      */
-    private static Optional<GidEntry> reachableGid(RdmaResources resources, String device) {
-        List<Integer> ports = resources.configuredPorts(device);
-        Optional<DeviceContext> context = resources.resources(DeviceContext.class).stream()
-                .filter(named -> named.name().equals(device)).map(RdmaResources.Named::resource).findFirst();
-        if (ports.isEmpty() || context.isEmpty()) {
+    private static Optional<GidEntry> reachableGid(DeviceContext context, List<Integer> ports) {
+        if (ports.isEmpty()) {
             return Optional.empty();
         }
-        List<GidEntry> table = context.get().queryGidTable(ports.getFirst());
+        List<GidEntry> table = context.queryGidTable(ports.getFirst());
         return table.stream().filter(GidEntry::isIpv4)
                 .min(Comparator.comparing((GidEntry entry) -> entry.type() != GidType.ROCE_V2))
                 .or(() -> table.stream().findFirst());

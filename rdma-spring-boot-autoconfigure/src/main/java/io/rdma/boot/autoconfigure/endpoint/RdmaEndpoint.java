@@ -123,8 +123,9 @@ public class RdmaEndpoint {
                         managed.declaration().property(), managed.resource().toString(),
                         managed.resource().isClosed()))
                 .toList();
-        return new DeviceDescriptor(name, attributes.nodeGuid().toString(), attributes.systemImageGuid().toString(),
-                attributes.firmwareVersion(), "0x%04x".formatted(attributes.vendorId()),
+        return new DeviceDescriptor(name, context.deviceName(), attributes.nodeGuid().toString(),
+                attributes.systemImageGuid().toString(), attributes.firmwareVersion(),
+                "0x%04x".formatted(attributes.vendorId()),
                 Integer.toUnsignedLong(attributes.vendorPartId()), Integer.toUnsignedLong(attributes.hardwareVersion()),
                 attributes.physicalPortCount(),
                 Unsigned64.toBigInteger(attributes.maxMrSize()), Unsigned64.toBigInteger(attributes.pageSizeCap()),
@@ -232,15 +233,17 @@ public class RdmaEndpoint {
     }
 
     /**
-     * A device as {@code ibv_devinfo -v} shows it: GUIDs in its hex form, the vendor id in hex,
-     * the u32 ids unsigned and the u64 limits as exact JSON numbers (rxe's {@code max_mr_size} is
+     * A device by its key in {@code rdma.devices} ({@code name}, which the paths select) and the
+     * name the provider lists it by ({@code deviceName}, as ibv_devices shows it), then as
+     * {@code ibv_devinfo -v} shows it: GUIDs in its hex form, the vendor id in hex, the u32 ids
+     * unsigned and the u64 limits as exact JSON numbers (rxe's {@code max_mr_size} is
      * 18446744073709551615, never -1); then its declared resources, and the values of those that
      * count or hold something.
      */
-    public record DeviceDescriptor(String name, String nodeGuid, String systemImageGuid, String firmwareVersion,
-                                   String vendorId, long vendorPartId, long hardwareVersion, int physicalPortCount,
-                                   BigInteger maxMrSize, BigInteger pageSizeCap, List<PortDescriptor> ports,
-                                   List<ResourceDescriptor> resources,
+    public record DeviceDescriptor(String name, String deviceName, String nodeGuid, String systemImageGuid,
+                                   String firmwareVersion, String vendorId, long vendorPartId, long hardwareVersion,
+                                   int physicalPortCount, BigInteger maxMrSize, BigInteger pageSizeCap,
+                                   List<PortDescriptor> ports, List<ResourceDescriptor> resources,
                                    List<CompletionCounterDescriptor> completionCounters,
                                    List<CompletionQueueDescriptor> completionQueues,
                                    List<QueuePairDescriptor> queuePairs, List<MemoryPoolDescriptor> memoryPools,

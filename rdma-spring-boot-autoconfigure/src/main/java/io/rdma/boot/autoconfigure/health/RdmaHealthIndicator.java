@@ -22,7 +22,8 @@ import org.springframework.boot.health.contributor.Health;
  * connected rc queue pair's reliability settings ({@code reliability}, by connection or peer name)
  * say how soon a peer that is gone will take its connection down. The details name the provider
  * and why it serves ({@code selectionReason}), so a {@code provider: auto} that fell back to the
- * simulated fabric shows here too.
+ * simulated fabric shows here too. Each device is listed under its key in {@code rdma.devices}, with
+ * the name the provider lists it by ({@code deviceName}) beside its ports' states.
  *
  * <p>A port's state is {@code ibv_query_port} at each check, never cached, the read the
  * {@code rdma_state_id} meter makes on each scrape: health and metrics agree on a port that went down.
@@ -43,13 +44,14 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
         boolean up = true;
         Map<String, Object> devices = new LinkedHashMap<>();
         for (RdmaResources.Named<DeviceContext> device : resources.resources(DeviceContext.class)) {
-            Map<String, String> ports = new LinkedHashMap<>();
+            Map<String, String> detail = new LinkedHashMap<>();
+            detail.put("deviceName", device.resource().deviceName());
             for (int port : resources.configuredPorts(device.name())) {
                 PortState state = device.resource().queryPort(port).state();
-                ports.put("port " + port, state.name());
+                detail.put("port " + port, state.name());
                 up &= state == PortState.ACTIVE;
             }
-            devices.put(device.name(), ports);
+            devices.put(device.name(), detail);
         }
         Map<String, String> outbound = new LinkedHashMap<>();
         Map<String, ConnectionReliability> reliability = new LinkedHashMap<>();

@@ -32,7 +32,7 @@ public class AsyncEventMetrics implements RdmaMeterBinder {
             Map<AsyncEventType, Counter> counters = new EnumMap<>(AsyncEventType.class);
             for (AsyncEventType type : AsyncEventType.values()) {
                 counters.put(type, Counter.builder("rdma.async.events").description("Async events the device raised")
-                        .tags("device", device.name(), "type", type.name().toLowerCase(Locale.ROOT))
+                        .tags("device", device.resource().deviceName(), "type", type.name().toLowerCase(Locale.ROOT))
                         .register(registry));
             }
             // every type has its counter, made above

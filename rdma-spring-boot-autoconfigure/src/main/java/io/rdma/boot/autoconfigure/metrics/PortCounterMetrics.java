@@ -43,7 +43,7 @@ public class PortCounterMetrics implements RdmaMeterBinder {
             for (int port : resources.configuredPorts(device.name())) {
                 ScrapeSnapshot<PortCounters> snapshot = ScrapeSnapshot.of(context, () -> context.portCounters(port));
                 PortCounters offered = context.portCounters(port);
-                Tags tags = Tags.of("device", device.name(), "port", Integer.toString(port));
+                Tags tags = Tags.of("device", context.deviceName(), "port", Integer.toString(port));
                 for (String name : new TreeSet<>(offered.counters().keySet())) {
                     bind(registry, context, snapshot, tags, name, NodeExporterNames.ofCounter(name),
                             PortCounters::counters);

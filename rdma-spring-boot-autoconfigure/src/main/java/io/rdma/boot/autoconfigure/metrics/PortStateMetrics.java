@@ -38,17 +38,17 @@ public class PortStateMetrics implements RdmaMeterBinder {
             DeviceAttributes attributes = context.queryDevice();
             Gauge.builder("rdma.info", () -> 1)
                     .description("The device's board, firmware and HCA type; always 1")
-                    .tags("device", device.name(), "board_id", attributes.boardId(),
+                    .tags("device", context.deviceName(), "board_id", attributes.boardId(),
                             "firmware_version", attributes.firmwareVersion(), "hca_type", attributes.hcaType())
                     .register(registry);
             for (int port : resources.configuredPorts(device.name())) {
-                bindPort(registry, device.name(), context, port);
+                bindPort(registry, context, port);
             }
         }
     }
 
-    private void bindPort(MeterRegistry registry, String device, DeviceContext context, int port) {
-        Tags tags = Tags.of("device", device, "port", Integer.toString(port));
+    private void bindPort(MeterRegistry registry, DeviceContext context, int port) {
+        Tags tags = Tags.of("device", context.deviceName(), "port", Integer.toString(port));
         ScrapeSnapshot<PortAttributes> snapshot = ScrapeSnapshot.of(context, () -> context.queryPort(port));
         gauge(registry, context, "rdma.state.id", "Logical state of the port, the ibv_port_state code"
                 + " (0: nop, 1: down, 2: init, 3: armed, 4: active, 5: active defer)", tags, snapshot,

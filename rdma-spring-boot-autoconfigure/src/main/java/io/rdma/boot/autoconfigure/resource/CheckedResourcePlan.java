@@ -79,6 +79,8 @@ public final class CheckedResourcePlan implements ResourcePlan {
     private final MemoryBudget memory;
     /** Every bean name taken so far, with the property that took it. */
     private final Map<String, String> names = new HashMap<>();
+    /** Every device opened so far, by the name the provider lists it by, with the property that names it. */
+    private final Map<String, String> deviceNames = new HashMap<>();
 
     private CheckedResourcePlan(RdmaProperties properties, MemoryBudget memory) {
         this.properties = properties;
@@ -258,9 +260,33 @@ public final class CheckedResourcePlan implements ResourcePlan {
         }
     }
 
+    /**
+     * The name the provider lists the device by: its {@code name} where set, else its key. Two
+     * keys on one device would open two contexts on it, each with resources, health and meters of
+     * its own under the one device name, so the second fails.
+     */
+    private String claimDevice(String key, @Nullable String named, String property) {
+        if (named != null && named.isBlank()) {
+            throw new InvalidRdmaConfigurationException(property, "the device name is blank", "Set it to the"
+                    + " device's name as ibv_devices lists it (rxe0, mlx5_0, siw0), or remove it to open the device"
+                    + " named '" + key + "'.");
+        }
+        String deviceName = named != null ? named : key;
+        String previous = deviceNames.putIfAbsent(deviceName, property);
+        if (previous != null) {
+            throw new InvalidRdmaConfigurationException(property, "device '" + deviceName + "' is already opened"
+                    + " by " + previous + "; two device contexts on one device would each have resources, health"
+                    + " and meters of their own", "Declare everything on device '" + deviceName + "' under one"
+                    + " key of rdma.devices.");
+        }
+        return deviceName;
+    }
+
     private DevicePlan device(String name, RdmaProperties.Device device) {
         String property = RdmaProperties.PREFIX + ".devices." + name;
         claim(name, property);
+        String deviceNameProperty = device.getName() != null ? property + ".name" : property;
+        String deviceName = claimDevice(name, device.getName(), deviceNameProperty);
         inRange(device.getPort(), 1, MAX_PORT, property + ".port", "a port number (u8 port_num, from 1)");
         if (device.getGidIndex() != null) {
             inRange(device.getGidIndex(), 0, MAX_GID_INDEX, property + ".gid-index", "a GID index (u8 sgid_index)");
@@ -291,7 +317,7 @@ public final class CheckedResourcePlan implements ResourcePlan {
         List<FlowPlan> flows = new ArrayList<>();
         device.getFlows().forEach((flow, settings) ->
                 flows.add(flow(flow, property + ".flows." + flow, settings, device, qps)));
-        return new DevicePlan(name, property, device.getPort(), device.getGidIndex(),
+        return new DevicePlan(name, property, deviceName, deviceNameProperty, device.getPort(), device.getGidIndex(),
                 List.copyOf(cqs.values()), List.copyOf(counters.values()), pds, flows);
     }
 

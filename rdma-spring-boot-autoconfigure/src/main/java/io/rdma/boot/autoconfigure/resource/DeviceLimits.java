@@ -64,14 +64,14 @@ final class DeviceLimits {
         for (CompletionQueuePlan cq : device.completionQueues()) {
             atMost(cq.entries(), limits.maxCqe(), cq.property() + ".entries", "max_cqe");
             if (cq.timestamps() && !limits.completionTimestamps()) {
-                throw new InvalidRdmaConfigurationException(cq.property() + ".timestamps", "device '" + device.name()
-                        + "' cannot timestamp completions", "Set timestamps to false.");
+                throw new InvalidRdmaConfigurationException(cq.property() + ".timestamps", "device '"
+                        + device.deviceName() + "' cannot timestamp completions", "Set timestamps to false.");
             }
         }
         if (!device.counters().isEmpty() && !limits.supportsCompletionCounters()) {
             throw new InvalidRdmaConfigurationException(device.counters().getFirst().property(), "device '"
-                    + device.name() + "' has no completion counters (max_comp_cntr is 0; ibv_create_comp_cntr fails"
-                    + " with ENOTSUP)", "Remove the completion-counters of this device, or use a device that has them.");
+                    + device.deviceName() + "' has no completion counters (max_comp_cntr is 0; ibv_create_comp_cntr"
+                    + " fails with ENOTSUP)", "Remove the completion-counters of this device, or use a device that has them.");
         }
         count(device.counters().size(), limits.maxCompletionCounters(), device.property() + ".completion-counters",
                 "max_comp_cntr");
@@ -101,7 +101,7 @@ final class DeviceLimits {
                 long room = Integer.toUnsignedLong(limits.maxQp()) - (needed - connection.peers());
                 String key = connection.property().substring(connection.property().lastIndexOf('.') + 1);
                 throw new InvalidRdmaConfigurationException(connection.property(), "device '"
-                        + device.name() + "' holds " + Integer.toUnsignedString(limits.maxQp()) + " queue pairs"
+                        + device.deviceName() + "' holds " + Integer.toUnsignedString(limits.maxQp()) + " queue pairs"
                         + " (max_qp), and its " + device.queuePairs().size() + " declared queue pairs plus a queue"
                         + " pair per peer of its connections " + prototypePeers.stream().map(PrototypePeers::name)
                         .toList() + " need up to " + needed + "; a peer beyond max_qp would fail to connect",
@@ -142,7 +142,7 @@ final class DeviceLimits {
             for (CompletionCounterOp op : ops) {
                 if (!countable.contains(op)) {
                     throw new InvalidRdmaConfigurationException(qp.property() + ".completion-counters." + counter,
-                            "device '" + device.name() + "' cannot count " + ConfiguredNames.nameOf(op)
+                            "device '" + device.deviceName() + "' cannot count " + ConfiguredNames.nameOf(op)
                                     + " (ibv_qp_attach_comp_cntr fails with ENOTSUP)",
                             "Count only op kinds the device supports: "
                                     + countable.stream().map(ConfiguredNames::nameOf).sorted().toList() + ".");
@@ -156,11 +156,11 @@ final class DeviceLimits {
         LinkLayer linkLayer = context.queryPort(flow.spec().port()).linkLayer();
         if (linkLayer != LinkLayer.ETHERNET) {
             throw new InvalidRdmaConfigurationException(flow.property() + ".port", "port " + flow.spec().port()
-                    + " of device '" + device.name() + "' is " + linkLayer + ", and flows steer Ethernet packets"
+                    + " of device '" + device.deviceName() + "' is " + linkLayer + ", and flows steer Ethernet packets"
                     + " (ibv_create_flow fails with EINVAL)", "Declare flows on an Ethernet (RoCE) port.");
         }
         if (!flow.counters().isEmpty() && !limits.flowCounters()) {
-            throw new InvalidRdmaConfigurationException(flow.property() + ".counters", "device '" + device.name()
+            throw new InvalidRdmaConfigurationException(flow.property() + ".counters", "device '" + device.deviceName()
                     + "' has no flow counters (ibv_create_counters fails with EOPNOTSUPP)",
                     "Remove the flow's counters, or use a device with flow counters.");
         }
@@ -168,8 +168,8 @@ final class DeviceLimits {
 
     private void port(int port, String property) {
         if (port > limits.physicalPortCount()) {
-            throw new InvalidRdmaConfigurationException(property, "device '" + device.name() + "' has no port " + port,
-                    "Name a port from 1 to " + limits.physicalPortCount() + ".");
+            throw new InvalidRdmaConfigurationException(property, "device '" + device.deviceName() + "' has no port "
+                    + port, "Name a port from 1 to " + limits.physicalPortCount() + ".");
         }
     }
 
@@ -185,8 +185,8 @@ final class DeviceLimits {
     private void atMost(int value, int limit, String property, String limitName) {
         if (Integer.compareUnsigned(value, limit) > 0) {
             throw new InvalidRdmaConfigurationException(property, "the value " + value + " is above device '"
-                    + device.name() + "' " + limitName + " of " + Integer.toUnsignedString(limit), "Set it to at most "
-                    + Integer.toUnsignedString(limit) + ".");
+                    + device.deviceName() + "' " + limitName + " of " + Integer.toUnsignedString(limit),
+                    "Set it to at most " + Integer.toUnsignedString(limit) + ".");
         }
     }
 }

@@ -26,11 +26,14 @@ import org.jspecify.annotations.Nullable;
  * every default applied, every enum parsed. {@link DeviceLimits} checks it against what the
  * opened device reports; {@link ResourceDeclarations} turns it into beans.
  *
+ * @param name the key: the bean's name, and the device its resources and connections name
+ * @param deviceName the name the provider lists the device by (ibv_devices), which it is opened by
+ * @param deviceNameProperty the property that gives {@code deviceName}: {@code name} where set, else the key's
  * @param gidIndex null when not configured: the preflight chooses one per port once the device
  *                 is open ({@link #withGidIndexes}), before {@link DeviceLimits} sees the plan
  */
-record DevicePlan(String name, String property, int port, @Nullable Integer gidIndex,
-                  List<CompletionQueuePlan> completionQueues, List<CounterPlan> counters,
+record DevicePlan(String name, String property, String deviceName, String deviceNameProperty, int port,
+                  @Nullable Integer gidIndex, List<CompletionQueuePlan> completionQueues, List<CounterPlan> counters,
                   List<ProtectionDomainPlan> protectionDomains, List<FlowPlan> flows) {
 
     /** This plan with every unset GID index (the device's, its QPs' and prototypes') set to the one chosen for its port. */
@@ -39,8 +42,8 @@ record DevicePlan(String name, String property, int port, @Nullable Integer gidI
                 pd.property(), pd.memoryPools(), pd.sharedReceiveQueues(),
                 pd.queuePairs().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList(),
                 pd.queuePairPrototypes().stream().map(qp -> qp.withGidIndexes(chosenByPort)).toList())).toList();
-        return new DevicePlan(name, property, port, gidIndex != null ? gidIndex : chosenByPort.get(port),
-                completionQueues, counters, pds, flows);
+        return new DevicePlan(name, property, deviceName, deviceNameProperty, port,
+                gidIndex != null ? gidIndex : chosenByPort.get(port), completionQueues, counters, pds, flows);
     }
 
     /** Bytes the device's memory pools pin: each is one page-aligned registration, so whole pages count. */

@@ -141,7 +141,7 @@ public final class RdmaResourceRegistrar implements BeanRegistrar {
             }
             return verbs;
         } catch (VerbsException e) {
-            List<String> declared = plan.devices().stream().map(DevicePlan::name).toList();
+            List<String> declared = plan.devices().stream().map(DevicePlan::deviceName).toList();
             String problem = declared.isEmpty() ? e.getMessage() : e.getMessage() + "; so none of the declared devices "
                     + declared + " can be opened";
             throw new InvalidRdmaConfigurationException(RdmaProperties.PREFIX + ".provider", problem,

@@ -107,7 +107,7 @@ final class ResourceDeclarations {
     private DeviceContext open(DevicePlan device, HostRequirements requirements, ResourceLookup lookup) {
         DeviceContext context;
         try {
-            Device found = lookup.verbs().device(device.name());
+            Device found = lookup.verbs().device(device.deviceName());
             HostPreflight.check(found, requirements);
             context = found.open();
         } catch (VerbsException e) {
@@ -127,20 +127,22 @@ final class ResourceDeclarations {
     }
 
     /**
-     * No device of that name. When the provider lists none at all, the reason it gives (a kernel
+     * No device of that name, reported at the property that gives the name ({@code name} where
+     * set, else the key). When the provider lists none at all, the reason it gives (a kernel
      * without RDMA support answers {@code ibv_get_device_list} with ENOSYS) is the cause, so it
      * belongs in the failure analysis, not only in the INFO line of the provider's selection.
      */
     private static InvalidRdmaConfigurationException unknownDevice(DevicePlan device, Verbs verbs, VerbsException e) {
         List<String> present = verbs.devices().stream().map(Device::name).toList();
-        String problem = "provider '" + verbs.providerName() + "' has no device named '" + device.name() + "'; ";
+        String property = device.deviceNameProperty();
+        String problem = "provider '" + verbs.providerName() + "' has no device named '" + device.deviceName() + "'; ";
         if (present.isEmpty()) {
-            return new InvalidRdmaConfigurationException(device.property(), problem + "it lists no device at all: "
+            return new InvalidRdmaConfigurationException(property, problem + "it lists no device at all: "
                     + verbs.selectionReason(), "Give this host an RDMA device (load its kernel driver and ib_uverbs,"
                     + " or rdma_rxe for Soft-RoCE on an Ethernet interface), or set rdma.provider to auto to run on"
                     + " the simulated fabric.", e);
         }
-        return new InvalidRdmaConfigurationException(device.property(), problem + "devices present: " + present,
+        return new InvalidRdmaConfigurationException(property, problem + "devices present: " + present,
                 "Name a device that ibv_devices lists, or set rdma.provider to auto to run on the simulated"
                         + " fabric where the device is missing.", e);
     }

@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The devices the simulated fabric creates: those described under {@code rdma.simulated.devices},
  * plus every device named under {@code rdma.devices} that is not described there, so the same
- * configuration that names the cluster's HCAs also runs on a laptop.
+ * configuration that names the cluster's HCAs also runs on a laptop. A declared device is
+ * created, and described, under the name it is opened by ({@link DevicePlan#deviceName()}), not
+ * its key.
  */
 final class SimulatedDevices {
 
@@ -34,8 +36,8 @@ final class SimulatedDevices {
         List<DeviceSpec> specs = new ArrayList<>();
         described.forEach((name, device) -> specs.add(spec(name, device)));
         for (DevicePlan device : devices) {
-            if (!described.containsKey(device.name())) {
-                specs.add(DeviceSpec.named(device.name()).ports(highestPort(device)).build());
+            if (!described.containsKey(device.deviceName())) {
+                specs.add(DeviceSpec.named(device.deviceName()).ports(highestPort(device)).build());
             }
         }
         return specs;

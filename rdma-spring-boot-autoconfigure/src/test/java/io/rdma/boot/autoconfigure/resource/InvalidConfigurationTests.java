@@ -11,6 +11,7 @@ import io.rdma.verbs.api.ProviderKind;
 import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.api.VerbsException;
+import io.rdma.verbs.provider.simulated.DeviceSpec;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +22,11 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +98,48 @@ class InvalidConfigurationTests {
         FailureAnalysis analysis = failsOnAbsentDevice();
         assertThat(analysis.getDescription()).contains("provider 'native' has no device named 'absent9'; devices present: "
                 + present);
+    }
+
+    /**
+     * Simulated only: the host's devices are a simulated fabric's. A key whose name the provider
+     * does not list fails at the name, with the name looked for and the devices present.
+     */
+    @Test
+    @SimulatedOnly
+    void unknownDeviceNamedUnderAKeyNamesItsNameProperty() {
+        FailureAnalysis analysis = fails(RdmaContextRunners.simulatedRunner().withBean(HostWithOtherDevice.class),
+                "rdma.devices.nic.name", "rdma.devices.nic.name=absent9",
+                "rdma.devices.nic.completion-queues.cq.entries=16");
+        assertThat(analysis.getDescription()).contains("provider 'simulated' has no device named 'absent9'; devices"
+                + " present: [" + HostWithOtherDevice.DEVICE + "]");
+        assertThat(analysis.getAction()).startsWith("Name a device that ibv_devices lists");
+    }
+
+    @Test
+    @PlanCheck
+    void blankDeviceName() {
+        FailureAnalysis analysis = failsInPlanCheck(DEVICE + ".name", DEVICE + ".name= ");
+        assertThat(analysis.getDescription()).contains("the device name is blank");
+        assertThat(analysis.getAction()).contains("ibv_devices").contains("'" + RdmaContextRunners.DEVICE + "'");
+    }
+
+    /** A second key on the device under test, by its name: two contexts on one device. */
+    @Test
+    @PlanCheck
+    void twoKeysNamingOneDevice() {
+        FailureAnalysis analysis = failsInPlanCheck("rdma.devices.again.name",
+                "rdma.devices.again.name=" + RdmaContextRunners.DEVICE);
+        assertThat(analysis.getDescription()).contains("device '" + RdmaContextRunners.DEVICE + "' is already opened by "
+                + DEVICE + ";");
+    }
+
+    /** Two keys with the same name, neither of them the device's key. */
+    @Test
+    @PlanCheck
+    void twoNamesOfOneDevice() {
+        FailureAnalysis analysis = failsInPlanCheck("rdma.devices.b.name", "rdma.devices.a.name=mlx5_0",
+                "rdma.devices.b.name=mlx5_0");
+        assertThat(analysis.getDescription()).contains("device 'mlx5_0' is already opened by rdma.devices.a.name;");
     }
 
     /** A device no machine has, declared on the native provider. */
@@ -531,6 +577,29 @@ class InvalidConfigurationTests {
                 .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                         new SystemEnvironmentPropertySource("test-environment", Map.of(environmentVariable, "64"))))
                 .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /**
+     * Stands in for a host whose only device is {@value #DEVICE}: replaces the provider's device
+     * list the start opened (first, so that the recorder sees the one that serves).
+     */
+    static final class HostWithOtherDevice implements BeanPostProcessor, PriorityOrdered {
+
+        static final String DEVICE = "other0";
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (bean instanceof Verbs opened) {
+                opened.close();
+                return Verbs.open(ProviderKind.SIMULATED, List.of(DeviceSpec.named(DEVICE).build()));
+            }
+            return bean;
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
     }
 
     private static String[] concat(String[] first, String... more) {
