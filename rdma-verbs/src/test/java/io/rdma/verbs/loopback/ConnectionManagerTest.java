@@ -371,23 +371,12 @@ class ConnectionManagerTest {
 
     @Test
     void declaredReliabilitySettingsReplaceTheConnectionManagersOnBothSides() throws Exception {
-        assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is iWARP, which has no ACK timeout, retry counts or RNR"
-                + " timer (TCP retransmits; siw's ibv_query_qp gives 0)");
         ReliabilitySettings declared = new ReliabilitySettings(10, 2, 3, 5);
-        ConnectionManager cm = ConnectionManager.of(fabric.context());
-        QueuePair serverQp = freshQueuePair();
-        QueuePair clientQp = freshQueuePair();
-        try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
-            Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
-                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, declared));
-            try (Connection client = cm.connect(new InetSocketAddress(portAddress(),
-                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT, declared);
-                 Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
-                // ibv_query_qp(3) reports timeout, retry_cnt and rnr_retry of RTS and min_rnr_timer of RTR
-                assertThat(ReliabilitySettings.of(clientQp.query())).isEqualTo(declared);
-                assertThat(ReliabilitySettings.of(serverQp.query())).isEqualTo(declared);
-            }
-        }
+        connectBothWith(declared, (clientQp, serverQp) -> {
+            // ibv_query_qp(3) reports timeout, retry_cnt and rnr_retry of RTS and min_rnr_timer of RTR
+            assertThat(ReliabilitySettings.of(clientQp.query())).isEqualTo(declared);
+            assertThat(ReliabilitySettings.of(serverQp.query())).isEqualTo(declared);
+        });
     }
 
     /**
@@ -398,6 +387,18 @@ class ConnectionManagerTest {
      */
     @Test
     void undeclaredSettingsGiveTheMostRetriesAndAnRnrTimerOfAFractionOfAMillisecond() throws Exception {
+        connectBothWith(ReliabilitySettings.deviceDefaults(), (clientQp, serverQp) -> {
+            for (QueuePair qp : List.of(clientQp, serverQp)) {
+                QueuePairAttributes attributes = qp.query();
+                assertThat(attributes.minRnrTimer()).as("min_rnr_timer").isEqualTo(12);
+                assertThat(attributes.rnrRetry()).as("rnr_retry").isEqualTo(ReliabilitySettings.INFINITE_RNR_RETRY);
+                assertThat(attributes.retryCount()).as("retry_cnt").isEqualTo(ReliabilitySettings.MAX_RETRIES);
+            }
+        });
+    }
+
+    /** Two fresh RC queue pairs connected through the connection manager, both sides with {@code reliability}. */
+    private void connectBothWith(ReliabilitySettings reliability, ConnectedPair check) throws Exception {
         assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is iWARP, which has no ACK timeout, retry counts or RNR"
                 + " timer (TCP retransmits; siw's ibv_query_qp gives 0)");
         ConnectionManager cm = ConnectionManager.of(fabric.context());
@@ -405,18 +406,17 @@ class ConnectionManagerTest {
         QueuePair clientQp = freshQueuePair();
         try (ConnectionListener listener = cm.listen(new InetSocketAddress("0.0.0.0", 0), 1)) {
             Future<Optional<Connection>> accepted = server.submit(() -> listener.accept(serverQp, new byte[0],
-                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, ReliabilitySettings.deviceDefaults()));
+                    LoopbackFabric.WAIT, LoopbackFabric.WAIT, reliability));
             try (Connection client = cm.connect(new InetSocketAddress(portAddress(),
-                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT);
+                    listener.localAddress().getPort()), clientQp, new byte[0], LoopbackFabric.WAIT, reliability);
                  Connection serverSide = accepted.get(20, TimeUnit.SECONDS).orElseThrow()) {
-                for (QueuePair qp : List.of(clientQp, serverQp)) {
-                    QueuePairAttributes attributes = qp.query();
-                    assertThat(attributes.minRnrTimer()).as("min_rnr_timer").isEqualTo(12);
-                    assertThat(attributes.rnrRetry()).as("rnr_retry").isEqualTo(ReliabilitySettings.INFINITE_RNR_RETRY);
-                    assertThat(attributes.retryCount()).as("retry_cnt").isEqualTo(ReliabilitySettings.MAX_RETRIES);
-                }
+                check.accept(clientQp, serverQp);
             }
         }
+    }
+
+    private interface ConnectedPair {
+        void accept(QueuePair client, QueuePair server);
     }
 
     @Test
