@@ -198,7 +198,8 @@ final class NativeContext implements ContextHandle, ConnectionManagerHandle {
     @Override
     public List<GidEntry> gidTable(int port) {
         PortAttributes attributes = queryPort(port);
-        return SysfsGidTable.read(sysfsPath, deviceName, port, attributes.gidTableLength(), attributes.linkLayer());
+        return SysfsGidTable.read(sysfsPath, deviceName, port, attributes.gidTableLength(), attributes.linkLayer(),
+                transportType);
     }
 
     @Override

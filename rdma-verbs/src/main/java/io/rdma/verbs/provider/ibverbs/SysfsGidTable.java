@@ -5,6 +5,7 @@ import io.rdma.verbs.api.Gid;
 import io.rdma.verbs.api.GidEntry;
 import io.rdma.verbs.api.GidType;
 import io.rdma.verbs.api.LinkLayer;
+import io.rdma.verbs.api.TransportType;
 import io.rdma.verbs.api.VerbsException;
 
 import java.io.IOException;
@@ -18,7 +19,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A port's GID table from sysfs, as {@code show_gids} reads it: {@code ports/<p>/gids/<i>},
  * {@code gid_attrs/types/<i>} ({@code RoCE v2}, or {@code IB/RoCE v1}, which the link layer
- * tells apart) and {@code gid_attrs/ndevs/<i>}. The generated bindings have no
+ * tells apart: RoCE v1 on an Ethernet port of the InfiniBand transport; an iWARP port's one GID,
+ * made from its MAC address, is the kernel's IB type, as it frames no RoCE) and
+ * {@code gid_attrs/ndevs/<i>}. The generated bindings have no
  * {@code ibv_query_gid_ex}, and sysfs is what that verb reads too on kernels without the
  * ioctl. Reading the type of an unused entry fails (EINVAL): those entries are skipped.
  */
@@ -27,7 +30,8 @@ final class SysfsGidTable {
     private SysfsGidTable() {
     }
 
-    static List<GidEntry> read(String sysfsPath, String deviceName, int port, int tableLength, LinkLayer linkLayer) {
+    static List<GidEntry> read(String sysfsPath, String deviceName, int port, int tableLength, LinkLayer linkLayer,
+                               TransportType transport) {
         Path portDir = Path.of(sysfsPath, "ports", Integer.toString(port));
         if (!Files.isDirectory(portDir)) {
             throw new VerbsException("GID table", Errno.EINVAL, "no sysfs directory " + portDir + " for port "
@@ -44,18 +48,19 @@ final class SysfsGidTable {
             Gid parsed = Gid.parse(gid);
             if (!parsed.isZero()) {
                 String netdev = readOrNull(portDir.resolve("gid_attrs/ndevs").resolve(entry));
-                entries.add(new GidEntry(index, parsed, type(type, linkLayer),
+                entries.add(new GidEntry(index, parsed, type(type, linkLayer, transport),
                         netdev == null || netdev.isEmpty() ? null : netdev));
             }
         }
         return entries;
     }
 
-    private static GidType type(String sysfsType, LinkLayer linkLayer) {
+    private static GidType type(String sysfsType, LinkLayer linkLayer, TransportType transport) {
         if (sysfsType.equals("RoCE v2")) {
             return GidType.ROCE_V2;
         }
-        return linkLayer == LinkLayer.ETHERNET ? GidType.ROCE_V1 : GidType.IB;
+        return linkLayer == LinkLayer.ETHERNET && transport == TransportType.INFINIBAND ? GidType.ROCE_V1
+                : GidType.IB;
     }
 
     /** The file's trimmed content; null where it is missing or unreadable (unused entries read EINVAL). */

@@ -10,6 +10,7 @@ import io.rdma.verbs.api.PhysicalPortState;
 import io.rdma.verbs.api.PortAttributes;
 import io.rdma.verbs.api.PortCounters;
 import io.rdma.verbs.api.PortState;
+import io.rdma.verbs.api.TransportType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,11 +70,13 @@ final class SimulatedPort {
     }
 
     /**
-     * The GID table as sysfs would show it: on Ethernet every entry has the spec's RoCE type and
-     * belongs to the port's network device ({@code <device>-port<n>}); on InfiniBand they are IB.
+     * The GID table as sysfs would show it: on Ethernet every entry belongs to the port's network
+     * device ({@code <device>-port<n>}) and, on RoCE, has the spec's RoCE type; on InfiniBand, and
+     * on an iWARP device (which frames no RoCE, as siw's), they are IB.
      */
     List<GidEntry> gidTable() {
-        GidType type = isEthernet() ? device.spec().roceGidType() : GidType.IB;
+        boolean roce = isEthernet() && device.spec().transport() == TransportType.INFINIBAND;
+        GidType type = roce ? device.spec().roceGidType() : GidType.IB;
         String netdev = isEthernet() ? device.name() + "-port" + number : null;
         return IntStream.range(0, gids.size()).mapToObj(index -> new GidEntry(index, gids.get(index), type, netdev))
                 .toList();
