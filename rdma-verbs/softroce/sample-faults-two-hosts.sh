@@ -113,8 +113,8 @@ start_app() { # ID [extra Spring arguments]
   "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -jar "$jar" \
     --server.port="$port" --spring.profiles.active=zookeeper --spring.cloud.zookeeper.connect-string="$registry" \
     --spring.cloud.zookeeper.discovery.instance-id="$id" --spring.cloud.zookeeper.session-timeout=${session_timeout}s \
-    --rdma.devices.rxe0.queue-pair-defaults.reliability.ack-timeout="$ack_timeout" \
-    --rdma.devices.rxe0.queue-pair-defaults.reliability.retry-count="$retry_count" \
+    --rdma.devices.nic.queue-pair-defaults.reliability.ack-timeout="$ack_timeout" \
+    --rdma.devices.nic.queue-pair-defaults.reliability.retry-count="$retry_count" \
     --management.endpoints.web.exposure.include=health,rdma,prometheus,shutdown \
     --management.endpoint.shutdown.access=unrestricted --sample.kv.timeout=20s --sample.echo.timeout=20s \
     --sample.kv.lease="${lease}s" \

@@ -7,6 +7,7 @@ import io.rdma.spring.connection.ServiceGroup;
 import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaOperationException;
 import io.rdma.spring.template.RdmaOperations;
+import io.rdma.verbs.api.DeviceContext;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
@@ -64,6 +66,9 @@ import org.springframework.stereotype.Component;
  * (lock words only grow). A lock whose compare-and-swap the failure cut off before its completion
  * came is not known to be held (another writer may have moved the word to the same value), so only
  * its lease frees it. The methods block: call them from virtual threads.
+ *
+ * <p>On a device without atomics (an iWARP one, siw) no bucket can be locked: PUT and DELETE fail
+ * at once with {@link KvWritesUnsupportedException} (HTTP 501), said once at start, and GET reads.
  */
 @Component
 class KvClient {
@@ -75,6 +80,8 @@ class KvClient {
     private final ServiceGroup instances;
     private final Duration timeout;
     private final Duration lease;
+    /** The device's name where it has no atomics to lock buckets with, else null. */
+    private final @Nullable String deviceWithoutAtomics;
     /** Per instance's queue pair: its store's layout, asked for once however many callers want it. */
     private final Map<String, CompletableFuture<KvStoreLayout>> layouts = new ConcurrentHashMap<>();
     /** A held lock word as this client first saw it, by instance and bucket: when it was seen. */
@@ -91,11 +98,21 @@ class KvClient {
     private record CutOffUnlock(KvStoreLayout store, int bucket, long lockedWord) {
     }
 
-    KvClient(RdmaOperations rdma, RdmaConnections connections, SampleProperties properties) {
+    KvClient(RdmaOperations rdma, RdmaConnections connections, SampleProperties properties,
+             @Qualifier("nic") DeviceContext device) {
         this.rdma = rdma;
         this.instances = connections.group(CONNECTION);
         this.timeout = properties.kv().timeout();
         this.lease = properties.kv().leaseOrDefault();
+        this.deviceWithoutAtomics = device.queryDevice().supportsAtomics() ? null : device.deviceName();
+        if (deviceWithoutAtomics != null) {
+            logger.warn("The key-value store is read-only here: " + KvWritesUnsupportedException.reason(deviceWithoutAtomics));
+        }
+    }
+
+    /** Whether PUT and DELETE can work: the device has atomics to lock buckets with. */
+    boolean writable() {
+        return deviceWithoutAtomics == null;
     }
 
     /** The value of {@code key}, or empty when it is not stored. */
@@ -132,6 +149,9 @@ class KvClient {
 
     /** Writes {@code entry} into the slot of {@code key}'s bucket that it belongs in; false when there is none to empty. */
     private boolean store(String key, KvSlot entry) throws TimeoutException, InterruptedException {
+        if (deviceWithoutAtomics != null) {
+            throw new KvWritesUnsupportedException(deviceWithoutAtomics);
+        }
         long deadline = deadline();
         String instance = instances.ownerOf(key);
         KvStoreLayout store = layout(instance, deadline);

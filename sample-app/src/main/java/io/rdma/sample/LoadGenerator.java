@@ -21,7 +21,8 @@ import org.springframework.stereotype.Component;
  * Background traffic, on with {@code sample.load.enabled=true}: {@code sample.load.workers}
  * virtual threads, each in a loop doing an echo, a PUT and a GET of a random one of
  * {@code sample.load.keys} keys, and one round in eight a DELETE, then pausing
- * {@code sample.load.pause}. That moves every meter the dashboard shows for the declared
+ * {@code sample.load.pause} (only the GET where the device has no atomics, as the store is
+ * read-only there). That moves every meter the dashboard shows for the declared
  * resources: completions of both CQs, the {@code sends} and {@code kv-one-sided} completion
  * counters, both pools' use, the port's traffic. In the default (last) lifecycle phase it starts
  * after the connections are up and stops before they go down; a failed round (a timeout under
@@ -104,9 +105,11 @@ class LoadGenerator implements SmartLifecycle {
             }
             throw e;
         }
-        kv.put(key, ("value " + random.nextLong()).getBytes(StandardCharsets.UTF_8));
+        if (kv.writable()) {
+            kv.put(key, ("value " + random.nextLong()).getBytes(StandardCharsets.UTF_8));
+        }
         kv.get(key);
-        if (random.nextInt(8) == 0) {
+        if (kv.writable() && random.nextInt(8) == 0) {
             kv.delete(key);
         }
     }

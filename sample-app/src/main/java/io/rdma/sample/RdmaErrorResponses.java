@@ -16,9 +16,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * What an HTTP caller sees when the RDMA side is overloaded or fails: a status that says "try
- * again later" (503, 504), that the remote side failed (502), or that the input is too large (413),
- * with what the starter reported (the completion status, the channel), rather than a 500, so that a
- * client can tell them from a bug.
+ * again later" (503, 504), that the remote side failed (502), that the device cannot do it (501),
+ * or that the input is too large (413), with what the starter reported (the completion status,
+ * the channel), rather than a 500, so that a client can tell them from a bug.
  */
 @RestControllerAdvice
 class RdmaErrorResponses {
@@ -62,6 +62,12 @@ class RdmaErrorResponses {
     @ExceptionHandler(PayloadTooLargeException.class)
     ProblemDetail tooLarge(PayloadTooLargeException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE, e.getMessage());
+    }
+
+    /** The device lacks what the operation needs (a PUT or DELETE on a device without atomics). */
+    @ExceptionHandler(KvWritesUnsupportedException.class)
+    ProblemDetail unsupported(KvWritesUnsupportedException e) {
+        return ProblemDetail.forStatusAndDetail(HttpStatus.NOT_IMPLEMENTED, e.getMessage());
     }
 
     /** The queue pair's send queue stayed full for its whole send-timeout. */

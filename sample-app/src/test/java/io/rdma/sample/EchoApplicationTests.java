@@ -72,8 +72,8 @@ class EchoApplicationTests {
             assertThat(JsonPath.<List<Integer>>read(rdma, "$.devices[0].completionCounters[?(@.name == 'sends')]"
                     + ".completions")).singleElement().satisfies(count -> assertThat(count).isPositive());
         });
-        assertThat(get("/actuator/rdma/rxe0/1").statusCode()).isEqualTo(200);
-        assertThat(get("/actuator/rdma/rxe0/2").statusCode()).isEqualTo(404);
+        assertThat(get("/actuator/rdma/nic/1").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/rdma/nic/2").statusCode()).isEqualTo(404);
         assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_comp_cntr_completions_total").contains("rdma_state_id")
                 .contains("rdma_provider_info{");

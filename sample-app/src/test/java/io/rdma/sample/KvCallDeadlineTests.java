@@ -2,6 +2,7 @@ package io.rdma.sample;
 
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.template.RdmaOperations;
+import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.RemoteBuffer;
 
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,9 @@ class KvCallDeadlineTests {
 
     @Autowired
     RdmaConnections connections;
+
+    @Autowired
+    DeviceContext device;
 
     @Autowired
     SampleProperties properties;
@@ -131,8 +135,8 @@ class KvCallDeadlineTests {
     }
 
     private KvClient clientOf(RdmaOperations operations) {
-        return new KvClient(operations, connections,
-                new SampleProperties(properties.echo(), new SampleProperties.Kv(TIMEOUT, 4, null), properties.load()));
+        return new KvClient(operations, connections, new SampleProperties(properties.echo(),
+                new SampleProperties.Kv(TIMEOUT, 4, null), properties.load()), device);
     }
 
     /** A compare-and-swap of a free (even) lock word to the next: a writer's lock. */

@@ -6,6 +6,7 @@ import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.template.RdmaChannelDownException;
 import io.rdma.spring.template.RdmaOperationException;
 import io.rdma.spring.template.RdmaOperations;
+import io.rdma.verbs.api.DeviceContext;
 import io.rdma.verbs.api.Verbs;
 import io.rdma.verbs.provider.simulated.FabricControl;
 
@@ -44,6 +45,9 @@ class KvCutOffUnlockTests {
     RdmaConnections connections;
 
     @Autowired
+    DeviceContext device;
+
+    @Autowired
     RdmaChannels channels;
 
     @Autowired
@@ -68,7 +72,7 @@ class KvCutOffUnlockTests {
         KvClient client = new KvClient(failingBeforeFirstUnlock(() -> {
             RdmaChannel channel = Objects.requireNonNull(channels.get(instance));
             fabric.failQueuePair("rxe0", channel.queuePair().qpNumber());
-        }, cut), connections, properties);
+        }, cut), connections, properties, device);
         context.addApplicationListener(ApplicationListener.forPayload(client::connectionChanged));
 
         assertThatThrownBy(() -> client.put(KEY, bytes("written, then cut off")))

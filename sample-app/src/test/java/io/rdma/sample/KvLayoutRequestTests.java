@@ -2,6 +2,7 @@ package io.rdma.sample;
 
 import io.rdma.spring.connection.RdmaConnections;
 import io.rdma.spring.template.RdmaOperations;
+import io.rdma.verbs.api.DeviceContext;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,6 +41,9 @@ class KvLayoutRequestTests {
     RdmaConnections connections;
 
     @Autowired
+    DeviceContext device;
+
+    @Autowired
     SampleProperties properties;
 
     @Test
@@ -47,7 +51,8 @@ class KvLayoutRequestTests {
         ConnectedInstances.awaitBoth(connections);
         AtomicInteger layoutRequests = new AtomicInteger();
         KvClient client = new KvClient(unansweredLayoutRequests(layoutRequests), connections,
-                new SampleProperties(properties.echo(), new SampleProperties.Kv(TIMEOUT, 4, null), properties.load()));
+                new SampleProperties(properties.echo(), new SampleProperties.Kv(TIMEOUT, 4, null),
+                        properties.load()), device);
 
         List<Future<Duration>> callers = new ArrayList<>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {

@@ -4,9 +4,6 @@ import io.rdma.spring.connection.RdmaConnections;
 
 import com.jayway.jsonpath.JsonPath;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -39,13 +36,13 @@ class KvStoreOnSelectedProviderTests {
     @Value("${local.server.port}")
     int port;
 
-    @Value("${rdma.devices.rxe0.protection-domains.pd0.memory-pools.kv-store.count}")
+    @Value("${rdma.devices.nic.protection-domains.pd0.memory-pools.kv-store.count}")
     int buckets;
 
     @Value("${sample.kv.slots-per-bucket}")
     int slotsPerBucket;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private SampleHttp sample;
 
     @Autowired
     RdmaConnections connections;
@@ -53,46 +50,47 @@ class KvStoreOnSelectedProviderTests {
     /** The clients connect to the service's instance in the background once the application has started. */
     @BeforeEach
     void awaitConnections() {
+        sample = new SampleHttp(port);
         ConnectedInstances.awaitBoth(connections);
     }
 
     @Test
     void putThenGetReturnsTheValueAndTheServerIndexesTheKey() throws Exception {
-        assertThat(put("colour", "blue").statusCode()).isEqualTo(204);
+        assertThat(sample.put("colour", "blue").statusCode()).isEqualTo(204);
 
-        HttpResponse<String> read = get("/kv/colour");
+        HttpResponse<String> read = sample.get("/kv/colour");
         assertThat(read.statusCode()).isEqualTo(200);
         assertThat(read.body()).isEqualTo("blue");
-        assertThat(get("/kv").body()).contains("\"colour\"");
+        assertThat(sample.get("/kv").body()).contains("\"colour\"");
     }
 
     @Test
     void aSecondPutOverwritesInTheSameSlot() throws Exception {
-        put("size", "small");
-        put("size", "a rather larger value than before");
+        sample.put("size", "small");
+        sample.put("size", "a rather larger value than before");
 
-        assertThat(get("/kv/size").body()).isEqualTo("a rather larger value than before");
-        assertThat(get("/kv").body()).containsOnlyOnce("\"size\"");
+        assertThat(sample.get("/kv/size").body()).isEqualTo("a rather larger value than before");
+        assertThat(sample.get("/kv").body()).containsOnlyOnce("\"size\"");
     }
 
     @Test
     void aMissingKeyIsNotFoundAndDeletingItToo() throws Exception {
-        assertThat(get("/kv/never-stored").statusCode()).isEqualTo(404);
-        assertThat(delete("/kv/never-stored").statusCode()).isEqualTo(404);
+        assertThat(sample.get("/kv/never-stored").statusCode()).isEqualTo(404);
+        assertThat(sample.delete("/kv/never-stored").statusCode()).isEqualTo(404);
     }
 
     @Test
     void aDeletedKeyIsGone() throws Exception {
-        put("shape", "round");
-        assertThat(delete("/kv/shape").statusCode()).isEqualTo(204);
+        sample.put("shape", "round");
+        assertThat(sample.delete("/kv/shape").statusCode()).isEqualTo(204);
 
-        assertThat(get("/kv/shape").statusCode()).isEqualTo(404);
-        assertThat(get("/kv").body()).doesNotContain("\"shape\"");
+        assertThat(sample.get("/kv/shape").statusCode()).isEqualTo(404);
+        assertThat(sample.get("/kv").body()).doesNotContain("\"shape\"");
     }
 
     @Test
     void aValueLargerThanASlotIsRefused() throws Exception {
-        assertThat(put("big", "x".repeat(4096)).statusCode()).isEqualTo(413);
+        assertThat(sample.put("big", "x".repeat(4096)).statusCode()).isEqualTo(413);
     }
 
     /**
@@ -101,12 +99,12 @@ class KvStoreOnSelectedProviderTests {
      */
     @Test
     void aValueSentAsAFormIsRefusedNotStoredEmpty() throws Exception {
-        HttpResponse<String> form = send(HttpRequest.newBuilder(uri("/kv/form"))
+        HttpResponse<String> form = sample.send(HttpRequest.newBuilder(sample.uri("/kv/form"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .PUT(HttpRequest.BodyPublishers.ofString("value-1")));
 
         assertThat(form.statusCode()).isEqualTo(415);
-        assertThat(get("/kv/form").statusCode()).as("nothing stored").isEqualTo(404);
+        assertThat(sample.get("/kv/form").statusCode()).as("nothing stored").isEqualTo(404);
     }
 
     /**
@@ -122,7 +120,7 @@ class KvStoreOnSelectedProviderTests {
         int operations = Integer.getInteger("sample-test.kv-operations-per-client", 10);
         int valueLength = 200; // most of a slot, so that a READ overlapping a WRITE has many bytes to tear
         for (int key = 0; key < keys; key++) {
-            put("race-" + key, value('-', valueLength));
+            sample.put("race-" + key, value('-', valueLength));
         }
         Map<String, String> problems = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> clients = new ArrayList<>();
@@ -130,7 +128,7 @@ class KvStoreOnSelectedProviderTests {
             char mark = (char) ('a' + writer);
             clients.add(client(() -> {
                 for (int i = 0; i < operations; i++) {
-                    HttpResponse<String> response = put("race-" + i % keys, value(mark, valueLength));
+                    HttpResponse<String> response = sample.put("race-" + i % keys, value(mark, valueLength));
                     if (response.statusCode() != 204) {
                         problems.put("writer " + mark + " put " + i, response.statusCode() + " " + response.body());
                     }
@@ -141,7 +139,7 @@ class KvStoreOnSelectedProviderTests {
             int id = reader;
             clients.add(client(() -> {
                 for (int i = 0; i < operations; i++) {
-                    HttpResponse<String> response = get("/kv/race-" + i % keys);
+                    HttpResponse<String> response = sample.get("/kv/race-" + i % keys);
                     String body = response.body();
                     if (response.statusCode() != 200 || body.length() != valueLength
                             || body.chars().anyMatch(c -> c != body.charAt(0))) {
@@ -165,7 +163,7 @@ class KvStoreOnSelectedProviderTests {
     void newKeysPutAtOnceIntoOneBucketEachGetASlotOfTheirOwn() throws Exception {
         KvStoreLayout layout = new KvStoreLayout(0, 0, buckets, 1024, slotsPerBucket, 0);
         // a bucket that the other tests' keys left empty
-        List<String> stored = JsonPath.read(get("/kv").body(), "$");
+        List<String> stored = JsonPath.read(sample.get("/kv").body(), "$");
         int bucket = IntStream.range(0, buckets)
                 .filter(candidate -> stored.stream().noneMatch(key -> layout.bucketOf(key) == candidate))
                 .findFirst().orElseThrow();
@@ -180,7 +178,7 @@ class KvStoreOnSelectedProviderTests {
         List<CompletableFuture<Void>> clients = new ArrayList<>();
         for (String key : crowd) {
             clients.add(client(() -> {
-                HttpResponse<String> response = put(key, "value of " + key);
+                HttpResponse<String> response = sample.put(key, "value of " + key);
                 if (response.statusCode() != 204) {
                     problems.put(key, response.statusCode() + " " + response.body());
                 }
@@ -190,11 +188,11 @@ class KvStoreOnSelectedProviderTests {
         assertThat(problems).isEmpty();
 
         for (String key : crowd) {
-            assertThat(get("/kv/" + key).body()).isEqualTo("value of " + key);
+            assertThat(sample.get("/kv/" + key).body()).isEqualTo("value of " + key);
         }
-        assertThat(put(sameBucket.getLast(), "one too many").statusCode()).as("a key for a full bucket").isEqualTo(507);
+        assertThat(sample.put(sameBucket.getLast(), "one too many").statusCode()).as("a key for a full bucket").isEqualTo(507);
         for (String key : crowd) {
-            assertThat(delete("/kv/" + key).statusCode()).isEqualTo(204);
+            assertThat(sample.delete("/kv/" + key).statusCode()).isEqualTo(204);
         }
     }
 
@@ -217,26 +215,5 @@ class KvStoreOnSelectedProviderTests {
 
     private static String value(char mark, int length) {
         return String.valueOf(mark).repeat(length);
-    }
-
-    private HttpResponse<String> put(String key, String value) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri("/kv/" + key)).header("Content-Type", "text/plain")
-                .PUT(HttpRequest.BodyPublishers.ofString(value)));
-    }
-
-    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)));
-    }
-
-    private HttpResponse<String> delete(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).DELETE());
-    }
-
-    private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private URI uri(String path) {
-        return URI.create("http://localhost:" + port + path);
     }
 }

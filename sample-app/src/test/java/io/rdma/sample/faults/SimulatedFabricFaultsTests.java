@@ -254,8 +254,8 @@ class SimulatedFabricFaultsTests {
                 "--rdma.simulated.fabric=faults",
                 "--rdma.connections.listeners.echo.port=0",
                 "--rdma.connections.listeners.kv.port=0",
-                "--rdma.devices.rxe0.queue-pair-defaults.reliability.ack-timeout=" + ACK_TIMEOUT,
-                "--rdma.devices.rxe0.queue-pair-defaults.reliability.retry-count=" + RETRY_COUNT);
+                "--rdma.devices.nic.queue-pair-defaults.reliability.ack-timeout=" + ACK_TIMEOUT,
+                "--rdma.devices.nic.queue-pair-defaults.reliability.retry-count=" + RETRY_COUNT);
     }
 
     /** Until B's kv-client is connected to A and to B, and each instance's health shows both. */
