@@ -106,7 +106,8 @@ class KvClient {
         this.lease = properties.kv().leaseOrDefault();
         this.deviceWithoutAtomics = device.queryDevice().supportsAtomics() ? null : device.deviceName();
         if (deviceWithoutAtomics != null) {
-            logger.warn("The key-value store is read-only here: " + KvWritesUnsupportedException.reason(deviceWithoutAtomics));
+            logger.warn("The key-value store is read-only here: "
+                    + KvWritesUnsupportedException.reason(deviceWithoutAtomics));
         }
     }
 
