@@ -4,10 +4,6 @@ import io.rdma.spring.connection.RdmaConnections;
 
 import com.jayway.jsonpath.JsonPath;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +26,7 @@ class EchoApplicationTests {
     @Value("${local.server.port}")
     int port;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private SampleHttp sample;
 
     @Autowired
     RdmaConnections connections;
@@ -38,43 +34,44 @@ class EchoApplicationTests {
     /** The clients connect to the service's instance in the background once the application has started. */
     @BeforeEach
     void awaitConnections() {
+        sample = new SampleHttp(port);
         ConnectedInstances.awaitBoth(connections);
     }
 
     @Test
     void echoesOverRdma() throws Exception {
-        HttpResponse<String> response = get("/echo?message=hello");
+        HttpResponse<String> response = sample.get("/echo?message=hello");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).isEqualTo("echo: HELLO");
     }
 
     @Test
     void healthIsUpWithTheRdmaPorts() throws Exception {
-        HttpResponse<String> response = get("/actuator/health");
+        HttpResponse<String> response = sample.get("/actuator/health");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"rdma\"").contains("ACTIVE");
     }
 
     @Test
     void rdmaEndpointAndPrometheusShowTheDeclaredResources() throws Exception {
-        assertThat(get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
+        assertThat(sample.get("/actuator/rdma").body()).contains("echo-client").contains("rxe0")
                 .contains("\"echo#1\"").contains("\"state\":\"UP\"").contains("simulated")
                 // u64 limits as exact JSON numbers and GUIDs in ibv_devinfo's form, never signed
                 .contains("\"maxMrSize\":18446744073709551615")
                 .containsPattern("\"nodeGuid\":\"[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}\"");
-        get("/echo?message=counted");
+        sample.get("/echo?message=counted");
         // values, not only names: the echo's completions on cq0, the peer's reply on 'sends' (whose
         // completion may come a moment after the reply arrived)
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            String rdma = get("/actuator/rdma").body();
+            String rdma = sample.get("/actuator/rdma").body();
             assertThat(JsonPath.<List<Integer>>read(rdma, "$.devices[0].completionQueues[?(@.name == 'cq0')]"
                     + ".completions.SUCCESS")).singleElement().satisfies(count -> assertThat(count).isPositive());
             assertThat(JsonPath.<List<Integer>>read(rdma, "$.devices[0].completionCounters[?(@.name == 'sends')]"
                     + ".completions")).singleElement().satisfies(count -> assertThat(count).isPositive());
         });
-        assertThat(get("/actuator/rdma/nic/1").statusCode()).isEqualTo(200);
-        assertThat(get("/actuator/rdma/nic/2").statusCode()).isEqualTo(404);
-        assertThat(get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
+        assertThat(sample.get("/actuator/rdma/nic/1").statusCode()).isEqualTo(200);
+        assertThat(sample.get("/actuator/rdma/nic/2").statusCode()).isEqualTo(404);
+        assertThat(sample.get("/actuator/prometheus").body()).contains("rdma_cq_completions_total")
                 .contains("rdma_comp_cntr_completions_total").contains("rdma_state_id")
                 .contains("rdma_provider_info{");
     }
@@ -89,8 +86,4 @@ class EchoApplicationTests {
                 .as("configuration classes processed at run time").isEqualTo(!Boolean.getBoolean("spring.aot.enabled"));
     }
 
-    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
 }

@@ -11,9 +11,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,7 +65,7 @@ class EchoOnSelectedProviderTests {
     @Autowired
     DeviceContext device;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private SampleHttp sample;
 
     @Autowired
     RdmaConnections connections;
@@ -76,12 +73,13 @@ class EchoOnSelectedProviderTests {
     /** The clients connect to the service's instance in the background once the application has started. */
     @BeforeEach
     void awaitConnections() {
+        sample = new SampleHttp(port);
         ConnectedInstances.awaitBoth(connections);
     }
 
     @Test
     void healthIsUp() throws Exception {
-        HttpResponse<String> health = get("/actuator/health");
+        HttpResponse<String> health = sample.get("/actuator/health");
         assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
         assertThat(JsonPath.<String>read(health.body(), "$.status")).as(health.body()).isEqualTo("UP");
         assertThat(JsonPath.<String>read(health.body(), "$.components.rdma.status")).as(health.body()).isEqualTo("UP");
@@ -96,7 +94,7 @@ class EchoOnSelectedProviderTests {
     void echoRoundTripsMoveTheMeters() throws Exception {
         Map<String, Double> before = rdmaSamples();
         for (int i = 0; i < ROUND_TRIPS; i++) {
-            HttpResponse<String> response = get("/echo?message=hi-" + i);
+            HttpResponse<String> response = sample.get("/echo?message=hi-" + i);
             assertThat(response.statusCode()).as("round trip %d: %s", i, response.body()).isEqualTo(200);
             assertThat(response.body()).isEqualTo("echo: HI-" + i);
         }
@@ -129,7 +127,7 @@ class EchoOnSelectedProviderTests {
     @Test
     void theLiveScrapePassesPromtoolAndHoldsEveryFamilyTheDeviceOffers() throws Exception {
         Path promtool = PrometheusTools.installed("promtool");
-        String scrape = get("/actuator/prometheus").body();
+        String scrape = sample.get("/actuator/prometheus").body();
         String rdmaFamilies = scrape.lines().filter(line -> line.matches("(# (HELP|TYPE) )?rdma_.*"))
                 .collect(Collectors.joining("\n", "", "\n"));
         Process check = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
@@ -179,7 +177,7 @@ class EchoOnSelectedProviderTests {
                 try {
                     List<String> bodies = new ArrayList<>();
                     for (int request = 0; request < requestsEach; request++) {
-                        HttpResponse<String> response = get("/echo?message=c" + id + "-" + request);
+                        HttpResponse<String> response = sample.get("/echo?message=c" + id + "-" + request);
                         bodies.add(response.statusCode() + " " + response.body());
                     }
                     answered.complete(bodies);
@@ -202,7 +200,7 @@ class EchoOnSelectedProviderTests {
     /** On the device only: the simulated fabric has no device that ibv_devinfo can see. */
     @Test
     void rdmaEndpointDescribesTheDeviceAsIbvDevinfoDoes() throws Exception {
-        String rdma = get("/actuator/rdma").body();
+        String rdma = sample.get("/actuator/rdma").body();
         String provider = JsonPath.read(rdma, "$.provider");
         assumeTrue("native".equals(provider), "provider '" + provider + "' has no device ibv_devinfo can describe");
 
@@ -257,7 +255,7 @@ class EchoOnSelectedProviderTests {
     }
 
     private Map<String, Double> rdmaSamples() throws IOException, InterruptedException {
-        HttpResponse<String> prometheus = get("/actuator/prometheus");
+        HttpResponse<String> prometheus = sample.get("/actuator/prometheus");
         assertThat(prometheus.statusCode()).isEqualTo(200);
         Map<String, Double> samples = new TreeMap<>();
         Matcher sample = SAMPLE.matcher(prometheus.body());
@@ -298,10 +296,6 @@ class EchoOnSelectedProviderTests {
         return HexFormat.of().formatHex(address);
     }
 
-    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
 
     /** What {@code ibv_devinfo -v -d DEVICE} says, in the endpoint's vocabulary. */
     record IbvDevinfo(String nodeGuid, String systemImageGuid, BigInteger maxMrSize, Map<Integer, Port> ports) {
