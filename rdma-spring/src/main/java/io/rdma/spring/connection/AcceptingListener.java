@@ -181,8 +181,11 @@ final class AcceptingListener {
                     + plan.queuePairSource() + "'" : "accepting a peer failed") + ": " + e.getMessage(), e);
         } finally {
             if (!placed) {
-                discard(name, qp);
-                slots.release();
+                try {
+                    discard(name, qp);
+                } finally {
+                    slots.release();
+                }
             }
         }
     }
@@ -229,6 +232,9 @@ final class AcceptingListener {
             return;
         }
         String cause = "accepting the peer failed";
+        if (!unused.isClosed()) {
+            queuePairs.flush(unused); // the handshake's receives were posted: the device must be done with them
+        }
         if (plan.queuePair() != null) {
             channels.down(plan.queuePair(), cause);
         } else if (channel != null) {

@@ -83,6 +83,20 @@ final class ConnectionQueuePairs implements AsyncEventListener {
     }
 
     /**
+     * Moves {@code qp} to ERR, unless it is there or in RESET already, and waits for what was
+     * polled to be delivered: from then on the device writes into none of its receives, so their
+     * buffers may go back to the pool (a connection that failed half-way may have left the queue
+     * pair in RTR or RTS, where the peer can send into them).
+     */
+    void flush(QueuePair qp) {
+        QueuePairState state = qp.state();
+        if (state != QueuePairState.ERR && state != QueuePairState.RESET) {
+            qp.toError();
+        }
+        awaitDelivered();
+    }
+
+    /**
      * Channel {@code name} of a peer or an instance, on prototype queue pair {@code qp}, is gone
      * because of {@code cause}: the queue pair is no longer watched, the channel's followers are
      * told, its completions no longer routed, and the queue pair closed.

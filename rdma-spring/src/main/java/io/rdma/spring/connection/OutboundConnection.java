@@ -236,7 +236,9 @@ final class OutboundConnection {
         } catch (VerbsException | UnknownHostException e) {
             RdmaChannel channel = channels.get(plan.queuePair());
             if (channel != null && channel.isConnecting()) {
-                // their buffers go back to the pool; the next attempt resets the QP
+                // the receives posted for the handshake give their buffers back once the device is
+                // done with them; the next attempt renews the QP
+                queuePairs.flush(qp);
                 channels.down(plan.queuePair(), "connecting failed: " + e.getMessage());
             }
             lastFailure = e.getMessage();
@@ -287,10 +289,8 @@ final class OutboundConnection {
         connection = null;
         if (current != null) {
             current.close();
-        } else if (qp.state() != QueuePairState.ERR && qp.state() != QueuePairState.RESET) {
-            qp.toError();
         }
-        queuePairs.awaitDelivered();
+        queuePairs.flush(qp);
         channels.down(plan.queuePair(), teardownCause);
     }
 

@@ -61,6 +61,49 @@ class QueuePairStateTest {
         assertThat(requester.outstandingSends()).isZero();
     }
 
+    /**
+     * A send refused before RTS is not posted at all: it does not run once the QP is connected.
+     * rxe's libibverbs provider writes the WR into the send queue before the kernel refuses the
+     * doorbell, so a refused WR used to run with the next one posted in RTS, its buffer long given
+     * to someone else (a remote atomic or read writing into it, a write sending what it holds now).
+     * RC runs a QP's sends in order, so a WR left behind would complete before the next one.
+     */
+    @ParameterizedTest
+    @EnumSource(value = QueuePairState.class, names = {"RESET", "INIT", "RTR"})
+    void aSendRefusedBeforeReadyToSendNeverRunsOnceConnected(QueuePairState state) {
+        fabric.assumeOutOfBandConnect("walks a QP to " + state + " with ibv_modify_qp (iWARP has no RTR, and its RESET"
+                + " and INIT are one state)");
+        QueuePair requester = loopback.requester();
+        QueuePair responder = loopback.responder();
+        walkTo(requester, state);
+        Payloads.fill(buffer.segment(), 0, 64, 11);
+        VerbsErrors.expectFailure("ibv_post_send", Errno.EINVAL,
+                () -> requester.postSend(new SendWorkRequest().wrId(1).flags(EnumSet.of(SendFlag.SIGNALED))
+                        .addSge(buffer, 0, 64)));
+
+        responder.connect(requester.localEndpoint(options), options);
+        if (state == QueuePairState.RESET) {
+            requester.toInit(options);
+        }
+        if (state != QueuePairState.RTR) {
+            requester.toReadyToReceive(responder.localEndpoint(options), options);
+        }
+        requester.toReadyToSend(options);
+        responder.postReceive(new ReceiveWorkRequest().wrId(10).addSge(buffer, 1024, 64));
+        responder.postReceive(new ReceiveWorkRequest().wrId(11).addSge(buffer, 2048, 64));
+        Payloads.fill(buffer.segment(), 64, 64, 22);
+        Payloads.fill(buffer.segment(), 128, 64, 33);
+        requester.postSend(new SendWorkRequest().wrId(2).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 64, 64));
+        requester.postSend(new SendWorkRequest().wrId(3).flags(EnumSet.of(SendFlag.SIGNALED)).addSge(buffer, 128, 64));
+
+        List<Completion> sent = Completions.await(loopback.requesterCq(), 2);
+        assertThat(sent).extracting(Completion::wrId).containsExactly(2L, 3L);
+        assertThat(sent).allSatisfy(c -> assertThat(c.status()).isEqualTo(CompletionStatus.SUCCESS));
+        assertThat(Completions.await(loopback.responderCq(), 2)).extracting(Completion::wrId).containsExactly(10L, 11L);
+        Payloads.assertFilled(buffer.segment(), 1024, 64, 22);
+        Payloads.assertFilled(buffer.segment(), 2048, 64, 33);
+    }
+
     @Test
     void receiveInResetIsInvalid() {
         assumeFalse(fabric.isIwarp(), fabric.deviceName() + " is iWARP: its RESET and INIT are one state (siw's IDLE),"

@@ -80,6 +80,16 @@ final class NativeQp implements QpHandle {
     private final PostedSends postedSends;
     private final PostedSends.Retired countRetired = this::countSend;
     private volatile Attachment[] attachments = new Attachment[0];
+    /**
+     * Whether the QP was seen in RTS or a later state since this side last moved it to RESET,
+     * INIT or RTR. Until then each post asks the device for the state and is refused unless the
+     * QP is past RTR, as libibverbs does not promise it: rxe's provider writes the WRs into the
+     * send queue before the kernel refuses the doorbell with EINVAL, and they run with the next
+     * doorbell in RTS, long after their caller was told they failed and their buffer went to
+     * someone else. Once seen, the state is not asked again: only a modify from this side takes a
+     * QP back before RTS (the connection manager moves it forward, to RTS on iWARP).
+     */
+    private volatile boolean pastReadyToReceive;
 
     private NativeQp(NativeContext context, MemorySegment qp, QueuePairType type, QueuePairCapabilities capabilities,
                      NativeCq sendCq, NativeCq recvCq, @Nullable NativeSrq srq, boolean signalAll) {
@@ -147,9 +157,13 @@ final class NativeQp implements QpHandle {
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment attr = ibv_qp_attr.allocate(scratch);
             int mask = 0;
-            if (attributes.state() != null) {
-                ibv_qp_attr.qp_state(attr, attributes.state().ordinal());
+            QueuePairState next = attributes.state();
+            if (next != null) {
+                ibv_qp_attr.qp_state(attr, next.ordinal());
                 mask |= rdma_h.IBV_QP_STATE();
+                if (!isPastReadyToReceive(next)) {
+                    pastReadyToReceive = false; // before the move: no post may slip in once the queue is emptied
+                }
             }
             if (attributes.pkeyIndex() != null) {
                 ibv_qp_attr.pkey_index(attr, attributes.pkeyIndex().shortValue());
@@ -213,7 +227,10 @@ final class NativeQp implements QpHandle {
             }
             MODIFY_QP.status(describe() + ", attr_mask 0x" + Integer.toHexString(mask) + " (" + attributes + ")",
                     qp, attr, mask);
-            if (attributes.state() == QueuePairState.RESET) {
+            if (next != null && isPastReadyToReceive(next)) {
+                pastReadyToReceive = true;
+            }
+            if (next == QueuePairState.RESET) {
                 postedSends.clear();
                 receiveRequests.clear();
             }
@@ -265,6 +282,9 @@ final class NativeQp implements QpHandle {
 
     @Override
     public void postSend(SendWorkRequest first, AddressHandleResolver addressHandles) {
+        if (!pastReadyToReceive) {
+            refuseBeforeReadyToSend(first);
+        }
         // fill took the whole chain, or threw: count is its length
         int count = sendRequests.fill(first, addressHandles);
         for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
@@ -278,6 +298,21 @@ final class NativeQp implements QpHandle {
             throw NativeErrors.failure("ibv_post_send", errno, describe())
                     .withBadWorkRequest(SendRequestArray.at(first, bad).wrId(), bad);
         }
+    }
+
+    /** Throws EINVAL, naming {@code first}, while the device has the QP in RESET, INIT or RTR (verbs manual §7.1). */
+    private void refuseBeforeReadyToSend(SendWorkRequest first) {
+        QueuePairState current = state();
+        if (!isPastReadyToReceive(current)) {
+            throw new VerbsException("ibv_post_send", Errno.EINVAL, describe() + " is in " + current
+                    + "; sends need RTS", "finish the RESET -> INIT -> RTR -> RTS walk (QueuePair.connect, or a"
+                    + " connection's connect or accept) before posting sends").withBadWorkRequest(first.wrId());
+        }
+        pastReadyToReceive = true;
+    }
+
+    private static boolean isPastReadyToReceive(QueuePairState state) {
+        return state != QueuePairState.RESET && state != QueuePairState.INIT && state != QueuePairState.RTR;
     }
 
     @Override
