@@ -618,6 +618,26 @@ class RdmaConnectionsTests {
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
     }
 
+    /**
+     * An attempt refused after its queue pair was moved to INIT and its channel's receives posted
+     * (the refusal answers the handshake) flushes the queue pair before the channel's followers
+     * hear that it is down, as a teardown does: the receive container gives those buffers back to
+     * the pool then, and an attempt that fails later in the handshake leaves the queue pair in RTR
+     * or RTS, where the peer can still send into them.
+     */
+    @Test
+    void aRefusedAttemptFlushesItsQueuePairBeforeItsChannelIsDown() {
+        List<String> downs = new CopyOnWriteArrayList<>();
+        RdmaContextRunners.runner("connected").withBean(DownStates.class, downs)
+                .withPropertyValues("rdma.connections.outbound.echo-client.port=7999",
+                        "rdma.connections.outbound.echo-client.retries=1",
+                        "rdma.connections.outbound.echo-client.backoff.initial=10ms").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(downs).as("the queue pair's state when each DOWN was told").isNotEmpty()
+                            .allSatisfy(down -> assertThat(down).isEqualTo("client ERR"));
+                });
+    }
+
     @Test
     void listeningOnAPortAlreadyListenedOnNamesThePort() {
         ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
@@ -695,6 +715,23 @@ class RdmaConnectionsTests {
                 RdmaChannel channel = channels.get(event.queuePair());
                 seen.add(event.queuePair() + " " + (channel == null ? "absent" : channel.state()));
             }
+        }
+    }
+
+    /** Records, for each DOWN the channels' followers hear of, the channel and the state its queue pair is in then. */
+    static final class DownStates {
+
+        DownStates(List<String> downs, RdmaChannels channels) {
+            channels.followAll(new ChannelFollower() {
+                @Override
+                public void up(RdmaChannel channel) {
+                }
+
+                @Override
+                public void down(RdmaChannel channel) {
+                    downs.add(channel.name() + " " + channel.queuePair().state());
+                }
+            });
         }
     }
 
