@@ -739,7 +739,9 @@ public class RdmaProperties {
         private int entries = 256;
 
         /**
-         * Delivery of completions: 'polling' busy-polls on a dedicated platform thread rdma-cq-NAME;
+         * Delivery of completions: 'polling' busy-polls on platform thread rdma-cq-NAME (one of the
+         * queue's threads at a time: the thread that takes a worker listener's message runs it,
+         * having handed the polling to rdma-cq-NAME-N);
          * 'event' sleeps on the queue's own completion channel (bean NAME.channel), re-armed before
          * each poll (verbs manual §5.4); 'adaptive' polls while completions keep arriving and sleeps
          * on events after poll-window without one.

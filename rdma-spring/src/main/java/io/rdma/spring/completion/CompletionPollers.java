@@ -137,7 +137,7 @@ public final class CompletionPollers implements SmartLifecycle {
         Duration limit = drainTimeout.compareTo(FLUSH_TIMEOUT) > 0 ? drainTimeout : FLUSH_TIMEOUT;
         long deadline = System.nanoTime() + limit.toNanos();
         while (qps.stream().anyMatch(CompletionPollers::awaitsFlushes)) {
-            if (System.nanoTime() > deadline || pollers.stream().noneMatch(poller -> poller.thread().isAlive())) {
+            if (System.nanoTime() > deadline || pollers.stream().noneMatch(CompletionPoller::isPolling)) {
                 logger.warn("RDMA work requests still not flushed after " + limit
                         + ": " + qps.stream().filter(CompletionPollers::awaitsFlushes).map(qp -> qp
                         + " (" + qp.outstandingSends() + " sends, " + qp.outstandingReceives() + " receives)")
@@ -162,7 +162,7 @@ public final class CompletionPollers implements SmartLifecycle {
         long deadline = System.nanoTime() + FLUSH_TIMEOUT.toNanos();
         for (int i = 0; i < pollers.size(); i++) {
             CompletionPoller poller = pollers.get(i);
-            while (poller.thread().isAlive() && poller.emptyPolls() <= before[i] + 1
+            while (poller.isPolling() && poller.emptyPolls() <= before[i] + 1
                     && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 Thread.yield();

@@ -1,5 +1,6 @@
 package io.rdma.spring.listener;
 
+import io.rdma.spring.completion.PollerHandOff;
 import io.rdma.spring.template.RdmaTemplate;
 import io.rdma.spring.template.RdmaWireFormat;
 import io.rdma.spring.template.ReplyOutcome;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -25,17 +27,23 @@ import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Runs one {@link RdmaListener} method for the messages of every channel it listens on, at
- * most {@code concurrency} invocations at once (0: no limit), on worker threads of its own: as
- * many platform threads as the machine has processors, virtual threads beyond them (a parked
- * virtual thread is woken through its scheduler, a hand-over that took a request/reply round
- * trip from 48 to 73 µs on two cores, so the workers a steady load keeps busy are platform
- * threads, and a burst of blocking invocations still costs no platform thread each). A worker
- * takes the oldest waiting message, runs the method (again after its error
- * handler's back-off, while that allows), sends its reply and waits for the send, hands what
- * retries could not fix to the error handler, and takes the next message, so a message costs a
- * hand-over to a worker rather than a thread. There are at most {@code concurrency} workers
- * (without a limit, one more whenever a message finds none idle, and a worker idle for
- * {@link #KEEP_ALIVE} ends).
+ * most {@code concurrency} invocations at once (0: no limit), never on a thread while it polls a
+ * CQ. A message is first offered to the thread that polled it ({@link PollerHandOff}): that
+ * thread hands the polling to another of its CQ's threads and runs the method itself, so the
+ * message waits for no thread to wake (a worker woken per message measured 33 µs per
+ * request/reply round trip on two cores, most of it two wake-ups), and the one that polls next
+ * wakes while the method runs. While it waits for its reply's send it polls the CQ itself if the
+ * next one has not started yet, and it takes the messages that waited for it meanwhile. What
+ * that cannot take (a second message of one batch, a CQ with a task per processor running, a
+ * listener with as many invocations on platform threads as processors) goes to worker threads of
+ * the listener's own: platform threads up to the number of processors, counting the handed-over
+ * invocations, virtual threads beyond them (a parked virtual thread is woken through its
+ * scheduler, a hand-over that took a round trip from 48 to 73 µs on two cores; a burst of
+ * blocking invocations still costs no platform thread each). A worker takes the oldest waiting
+ * message, runs the method (again after its error handler's back-off, while that allows), sends
+ * its reply and waits for the send, hands what retries could not fix to the error handler, and
+ * takes the next message. There are at most {@code concurrency} workers (without a limit, one
+ * more whenever a message finds none idle, and a worker idle for {@link #KEEP_ALIVE} ends).
  *
  * <p>An invocation is in flight until the method has returned, its reply, if any, was sent or
  * has failed, and the error handler, if called, returned. A message that arrives while every
@@ -49,10 +57,10 @@ import org.springframework.util.backoff.BackOffExecution;
  * in-flight one ends. {@link #terminate} (the context closes) gives every waiting message's
  * buffer back and ends the workers.
  *
- * <p>The method does not run on the completion poller unless {@code onPollerThread}: a listener
- * that blocks, or waits for its reply to be sent, would stop the poller that completes the send.
- * On the poller thread a failure goes to the error handler at once: waiting out a back-off there
- * would stop every completion of the CQ.
+ * <p>The method does not run on a thread while it polls unless {@code onPollerThread}: a
+ * listener that blocks, or waits for its reply to be sent, would stop the poller that completes
+ * the send. On the poller thread a failure goes to the error handler at once: waiting out a
+ * back-off there would stop every completion of the CQ.
  */
 final class ListenerInvoker {
 
@@ -72,13 +80,17 @@ final class ListenerInvoker {
     private static final int PLATFORM_WORKERS = Runtime.getRuntime().availableProcessors();
     private final ThreadFactory platformWorkers;
     private final ThreadFactory virtualWorkers;
+    /** {@link #runHandedOver}, made once: handed over with each message, it allocates nothing per message. */
+    private final Consumer<Delivery> handedOverTask = this::runHandedOver;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     /** Messages no invocation has taken yet, oldest first. Guarded by {@link #lock}. */
     private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
     /** Guarded by {@link #lock}. */
     private int workers;
-    /** Those of {@link #workers} on platform threads. Guarded by {@link #lock}. */
+    /** Invocations handed over to the threads that polled their messages. Guarded by {@link #lock}. */
+    private int handedOver;
+    /** Those of {@link #workers} on platform threads, and the {@link #handedOver} ones. Guarded by {@link #lock}. */
     private int workersOnPlatformThreads;
     /** Workers parked for a message; each message waiting beyond them needs a new worker. Guarded by {@link #lock}. */
     private int idleWorkers;
@@ -117,7 +129,7 @@ final class ListenerInvoker {
 
     /**
      * On a poller thread: runs the method here ({@code onPollerThread}, while running), or hands
-     * {@code delivery} to an idle worker, a new one, or the waiting line.
+     * {@code delivery} over ({@link #handOver}).
      */
     void deliver(Delivery delivery) {
         if (onPollerThread && !paused) {
@@ -130,12 +142,24 @@ final class ListenerInvoker {
                 return;
             }
         }
+        handOver(delivery);
+    }
+
+    /**
+     * Hands {@code delivery} to this thread for after its batch ({@link PollerHandOff}), to an idle
+     * worker, a new one, or the waiting line.
+     */
+    private void handOver(Delivery delivery) {
         boolean refused = false;
         ThreadFactory newWorker = null;
         lock.lock();
         try {
             if (terminated) {
                 refused = true;
+            } else if (mayRunWherePolled() && PollerHandOff.runAfterBatch(handedOverTask, delivery)) {
+                handedOver++;
+                workersOnPlatformThreads++;
+                inFlight++;
             } else {
                 waiting.add(delivery);
                 newWorker = workerNeeded();
@@ -151,11 +175,29 @@ final class ListenerInvoker {
     }
 
     /**
+     * Whether a message may be handed over to the thread that polled it: a worker listener's, with
+     * nothing waiting before it (which keeps the order of a listener of one invocation at a time),
+     * a place free under its concurrency (idle workers take none) and a platform thread left to
+     * it. Under the lock.
+     */
+    private boolean mayRunWherePolled() {
+        return !onPollerThread && !paused && waiting.isEmpty() && workersOnPlatformThreads < PLATFORM_WORKERS
+                && (concurrency == 0 || busy() < concurrency);
+    }
+
+    /** Invocations running, or about to. Under the lock. */
+    private int busy() {
+        return workers - idleWorkers + handedOver;
+    }
+
+    /**
      * The threads of the new worker that a message now waiting needs, counted as started; null
-     * when it needs none, after signalling an idle one. Under the lock.
+     * when it needs none, after signalling an idle one. A message that finds its listener's
+     * concurrency taken waits for the thread of an invocation that ends: a worker, or the thread
+     * of a handed-over one, takes it then. Under the lock.
      */
     private @Nullable ThreadFactory workerNeeded() {
-        if (paused || waiting.isEmpty()) {
+        if (paused || waiting.isEmpty() || (!onPollerThread && concurrency > 0 && busy() >= concurrency)) {
             return null;
         }
         if (waiting.size() > idleWorkers && (onPollerThread ? workers == 0 : concurrency == 0 || workers < concurrency)) {
@@ -192,10 +234,29 @@ final class ListenerInvoker {
     }
 
     private void end() {
+        ended(false, false);
+    }
+
+    /**
+     * An invocation ended. The thread of a handed-over one ({@code wasHandedOver}) takes the next
+     * waiting message, if {@code takeNext} and the listener runs, and returns it, counted in
+     * flight; else it gives its place back, and null.
+     */
+    private @Nullable Delivery ended(boolean wasHandedOver, boolean takeNext) {
         List<Runnable> idle = List.of();
+        Delivery next = null;
         lock.lock();
         try {
             inFlight--;
+            if (wasHandedOver) {
+                next = takeNext && !paused ? waiting.poll() : null;
+                if (next != null) {
+                    inFlight++;
+                } else {
+                    handedOver--;
+                    workersOnPlatformThreads--;
+                }
+            }
             if (inFlight == 0 && paused && !whenIdle.isEmpty()) {
                 idle = List.copyOf(whenIdle);
                 whenIdle.clear();
@@ -206,6 +267,28 @@ final class ListenerInvoker {
         if (!idle.isEmpty()) { // forEach on the empty list would allocate an iterator per invocation
             idle.forEach(Runnable::run);
         }
+        return next;
+    }
+
+    /**
+     * On the thread that polled {@code first}, the polling handed on: runs the method for it as a
+     * worker does, then for the messages that waited for this invocation's place meanwhile,
+     * handing on first the polling this thread took up while waiting for a reply's send.
+     */
+    private void runHandedOver(Delivery first) {
+        Delivery next = first;
+        do {
+            boolean invoked = false;
+            try {
+                invoke(next, true);
+                invoked = true;
+            } finally {
+                next = ended(true, invoked);
+            }
+            if (next != null) {
+                PollerHandOff.handOn();
+            }
+        } while (next != null);
     }
 
     /** The listener is gone: the message's buffer goes back, and the message is reported lost. */
@@ -324,11 +407,12 @@ final class ListenerInvoker {
      * Sends the method's reply on the channel the message came in on: to a request of
      * request/reply with its correlation id, to a message with immediate data with that value,
      * else without. A reply that fails reaches the error handler through the delivery's
-     * {@link Delivery#replyOutcome reply outcome}, with the message. A worker ({@code wait})
-     * waits for the reply to be sent, so the message (and its buffer) stays in flight until
-     * then. The poller thread must not wait: the message finishes (its buffer returns) when the
-     * method returns, and a reply that fails is reported when it does, with the message as
-     * {@link Delivery#message()} then has it.
+     * {@link Delivery#replyOutcome reply outcome}, with the message. A worker, or the thread a
+     * message was handed over to ({@code wait}), waits for the reply to be sent, so the message
+     * (and its buffer) stays in flight until then; the latter polls for the send meanwhile where
+     * nobody else does ({@link PollerHandOff#join}). The poller thread must not wait: the message
+     * finishes (its buffer returns) when the method returns, and a reply that fails is reported
+     * when it does, with the message as {@link Delivery#message()} then has it.
      */
     private void reply(Delivery delivery, byte[] reply, boolean wait) {
         ReplyOutcome outcome = delivery.replyOutcome(this);
@@ -342,7 +426,7 @@ final class ListenerInvoker {
         }
         if (wait) {
             try {
-                sent.join();
+                PollerHandOff.join(sent);
             } catch (CompletionException | CancellationException reported) {
                 // the outcome reported it to the error handler before the future completed
             }
@@ -415,7 +499,7 @@ final class ListenerInvoker {
             whenIdle.clear();
             arrived.signalAll();
             int room = onPollerThread ? (workers == 0 ? 1 : 0)
-                    : concurrency == 0 ? Integer.MAX_VALUE : concurrency - workers;
+                    : concurrency == 0 ? Integer.MAX_VALUE : concurrency - workers - handedOver;
             for (int i = Math.max(0, Math.min(waiting.size() - idleWorkers, room)); i > 0; i--) {
                 toStart.add(workerStarted());
             }

@@ -11,8 +11,11 @@ import org.springframework.aot.hint.annotation.Reflective;
 /**
  * Marks a bean method as the receive handler of a channel, as {@code @KafkaListener} does for a
  * topic. The channel's receive queue is kept filled with buffers from its memory pool; each message
- * received is handed to the method, on one of the listener's worker virtual threads (or, with
- * {@link #onPollerThread()}, on the completion poller's thread itself). The method takes
+ * received is handed to the method on a thread that does not poll while the method runs: the
+ * completion poller's thread that took the message, once it has handed the polling to another
+ * thread of its CQ, so that no thread is woken before the method runs, or else one of the
+ * listener's workers (or, with {@link #onPollerThread()}, the completion poller's thread itself,
+ * polling nothing meanwhile). The method takes
  * <ul>
  * <li>{@code byte[]} (the payload), {@link ReceivedMessage} (payload, channel and immediate data) or
  * {@link ReceivedBuffer} (the payload in the receive buffer it arrived in, without a copy, lent to
@@ -82,9 +85,10 @@ public @interface RdmaListener {
     /**
      * How many invocations of the method may be in flight at once, across every queue pair it
      * listens on (all peers of a connection listener); an invocation is in flight until the
-     * method returns and its reply, if any, is sent or has failed. The listener runs at most this
-     * many worker virtual threads, each taking the next message as it finishes one. 0, the
-     * default, sets no limit: a message that finds no worker idle gets a new one. Messages
+     * method returns and its reply, if any, is sent or has failed. At most this many run at once,
+     * on the threads that took their messages or the listener's workers, each taking the next
+     * waiting message as it finishes one. 0, the default, sets no limit: a message that finds
+     * no thread to take it gets a new worker. Messages
      * beyond the limit wait, in the order they arrived, and keep their receive buffers: the
      * receive queue is refilled only as they start, so a peer that goes on sending finds it
      * empty, gets RNR NAKs and waits, and its own send queue fills - back-pressure, not loss.

@@ -300,6 +300,8 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
          * A listener's worker waits for its reply's send only to keep the message in flight until
          * then: it parks at once, as the core it would spin on is the one the requester needs to
          * take the reply (measured: a worker round trip 32-39 µs with no spin here, 48 µs with it).
+         * A polling thread that runs the listener polls for the send instead, where nobody else
+         * does ({@code PollerHandOff.join}).
          */
         @Override
         long spinBeforeParkingNanos() {

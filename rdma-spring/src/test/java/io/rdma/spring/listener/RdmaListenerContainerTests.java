@@ -136,6 +136,28 @@ class RdmaListenerContainerTests {
     }
 
     /**
+     * A worker listener's method runs on the thread that polled its message, which handed the
+     * polling on rather than waking a worker for it, and the queue is polled on while the method
+     * blocks: a second message is handled meanwhile, on another thread.
+     */
+    @Test
+    void aWorkerListenersMethodRunsOnTheThreadThatPolledItsMessageAndTheQueueIsPolledWhileItBlocks()
+            throws Exception {
+        try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(FirstBlocks.class)) {
+            FirstBlocks listener = context.getBean(FirstBlocks.class);
+            send(context, "first");
+            await(() -> listener.threads.size() == 1, "the first invocation started");
+            send(context, "second");
+            await(() -> listener.threads.size() == 2, "the second message handled while the first blocks");
+            listener.release.countDown();
+
+            assertThat(listener.threads.getFirst().getName()).as("the first invocation's thread")
+                    .startsWith("rdma-cq-cq0");
+            assertThat(listener.threads.get(1)).isNotSameAs(listener.threads.getFirst());
+        }
+    }
+
+    /**
      * Without a concurrency limit, invocations that block all get workers: the first as many as
      * the machine has processors on platform threads (woken directly), the rest on virtual
      * threads (a burst of blocking invocations costs no platform thread each).
@@ -244,6 +266,19 @@ class RdmaListenerContainerTests {
         void receive(byte[] payload) throws InterruptedException {
             virtual.add(Thread.currentThread().isVirtual());
             release.await();
+        }
+    }
+
+    static class FirstBlocks {
+        final List<Thread> threads = new CopyOnWriteArrayList<>();
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @RdmaListener(queuePair = SimulatedLoopback.SERVER)
+        void receive(byte[] payload) throws InterruptedException {
+            threads.add(Thread.currentThread());
+            if (threads.size() == 1) {
+                assertThat(release.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            }
         }
     }
 

@@ -55,6 +55,17 @@ class SendAndReceiveTests {
         everyReplyReachesItsOwnRequestUnderConcurrency(EchoOnPollerThread.class);
     }
 
+    /**
+     * As above, from a listener whose every 50th invocation blocks for 2 ms: the threads that
+     * took the requests run them, the polling changing hands without a wake-up while invocations
+     * are short, through the watch when one blocks, and at once for a while after; a request handed
+     * to the wrong invocation, or a reply taken by the wrong caller, would show here.
+     */
+    @Test
+    void underConcurrencyEveryReplyFromAListenerThatSometimesBlocksReachesItsOwnRequest() throws Exception {
+        everyReplyReachesItsOwnRequestUnderConcurrency(EchoThatSometimesBlocks.class);
+    }
+
     private static void everyReplyReachesItsOwnRequestUnderConcurrency(Class<?> echo) throws Exception {
         try (AnnotationConfigApplicationContext context = PlainRdmaConfiguration.run(echo)) {
             RdmaTemplate template = context.getBean(RdmaTemplate.class);
@@ -235,6 +246,18 @@ class SendAndReceiveTests {
     static class Echo {
         @RdmaListener(queuePair = SimulatedLoopback.SERVER)
         byte[] echo(byte[] request) {
+            return bytes("echo " + text(request));
+        }
+    }
+
+    static class EchoThatSometimesBlocks {
+        private final AtomicInteger invocations = new AtomicInteger();
+
+        @RdmaListener(queuePair = SimulatedLoopback.SERVER)
+        byte[] echo(byte[] request) throws InterruptedException {
+            if (invocations.incrementAndGet() % 50 == 0) {
+                Thread.sleep(2);
+            }
             return bytes("echo " + text(request));
         }
     }
