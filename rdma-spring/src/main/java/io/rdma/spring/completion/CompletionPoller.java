@@ -154,11 +154,7 @@ public final class CompletionPoller {
         while (!seat.compareAndSet(VACANT, CLOSED) && seat.get() != CLOSED) {
             Thread.sleep(1); // the holder sees running false within a poll, or a WAKE_INTERVAL when sleeping on events
         }
-        List<PollingThread> all;
-        synchronized (threadsLock) {
-            all = List.copyOf(threads);
-        }
-        all.forEach(LockSupport::unpark);
+        List<PollingThread> all = wakeEveryThread();
         LockSupport.unpark(watch);
         for (PollingThread thread : all) {
             if (!thread.inTask) {
@@ -545,11 +541,17 @@ public final class CompletionPoller {
     /** No thread polls from now on: those standing by end. */
     private void close() {
         seat.set(CLOSED);
+        wakeEveryThread();
+    }
+
+    /** Unparks every thread it started, so that those standing by see the seat closed; returns them. */
+    private List<PollingThread> wakeEveryThread() {
         List<PollingThread> all;
         synchronized (threadsLock) {
             all = List.copyOf(threads);
         }
         all.forEach(LockSupport::unpark);
+        return all;
     }
 
     private void deliver(int count) {
