@@ -246,8 +246,7 @@ public final class CompletionPoller {
                     }
                 }
             }
-            if (self.holdsSeat || seat.compareAndSet(VACANT, HELD)) {
-                self.holdsSeat = false;
+            if (seat.compareAndSet(VACANT, HELD)) {
                 if (called) {
                     seated(self);
                 }
@@ -275,8 +274,7 @@ public final class CompletionPoller {
         self.leading = true;
         try {
             while (running) {
-                boolean polling = mode == CompletionMode.POLLING
-                        || mode == CompletionMode.ADAPTIVE && System.nanoTime() - lastCompletion < pollWindowNanos;
+                boolean polling = spinsAfter(lastCompletion);
                 int count;
                 try {
                     count = polling ? cq.poll(batch) : cq.awaitCompletions(batch, WAKE_INTERVAL);
@@ -309,6 +307,16 @@ public final class CompletionPoller {
         return task;
     }
 
+    /**
+     * Whether the mode has the seat's holder poll now, rather than sleep on the CQ's channel:
+     * always in {@code polling}, within the poll window since the last completion in {@code
+     * adaptive}, never in {@code event}.
+     */
+    private boolean spinsAfter(long lastCompletion) {
+        return mode == CompletionMode.POLLING
+                || mode == CompletionMode.ADAPTIVE && System.nanoTime() - lastCompletion < pollWindowNanos;
+    }
+
     /** The seat's holder takes the task handed over with its batch, if any, for its own before it leaves the seat. */
     private boolean tookTask(PollingThread self) {
         if (afterBatch == null) {
@@ -332,10 +340,7 @@ public final class CompletionPoller {
         return true;
     }
 
-    /**
-     * Runs the task {@code self} took with the last batch it polled; should the task fail so
-     * badly that it skips its own hand-on, the seat is not kept.
-     */
+    /** Runs the task {@code self} took with the last batch it polled. */
     private void runTask(PollingThread self) {
         Consumer<Object> task = Objects.requireNonNull(self.task, "runs only after tookTask");
         Object argument = self.taskArgument;
@@ -344,62 +349,63 @@ public final class CompletionPoller {
         self.inTask = true;
         self.taskStarted = System.nanoTime();
         self.backAtSeat = false;
-        boolean ended = false;
         try {
             task.accept(argument);
-            ended = true;
         } catch (RuntimeException e) {
-            ended = true;
             logger.error("A task handed over by a completion handler of completion queue '" + name + "' failed", e);
         } finally {
             Thread.interrupted(); // an interrupt the task left would end the waits of polling and standing by
             self.inTask = false;
             tasks.decrementAndGet();
             backAtSeat(self);
-            if (!ended && self.holdsSeat) {
-                self.holdsSeat = false;
-                vacate();
-            }
         }
     }
 
     /**
-     * On a thread running a handed-over task: while the seat is vacant, or held by this thread
-     * already, polls until {@code future} is done, keeping the seat afterwards.
+     * On a thread running a handed-over task: while the seat is vacant, polls until {@code future}
+     * is done, for as long as the mode has a polling thread spin ({@link #spinsAfter}): a task's
+     * wait costs the CQ no more than its polling does (a send waiting out an RC retry, or for
+     * room, must not keep a core busy for seconds). It then leaves the seat: quietly once the
+     * future is done (its task most likely ends now, and its thread takes the seat up again), or
+     * calling another thread to sleep on the CQ's channel while the task's wait goes on, parked.
      */
     void pollWhileWaiting(PollingThread self, CompletableFuture<?> future) {
         if (future.isDone() || !self.inTask || self.helping) {
             return;
         }
-        if (!self.holdsSeat) {
-            if (!seat.compareAndSet(VACANT, HELD)) {
-                return;
-            }
-            self.holdsSeat = true;
-            seated(self);
-            backAtSeat(self);
+        if (mode == CompletionMode.EVENT || !seat.compareAndSet(VACANT, HELD)) {
+            handOn(self); // in event mode, nobody polls for a waiting task: a thread sleeps on the channel for it
+            return;
         }
+        seated(self);
+        backAtSeat(self);
         self.helping = true;
         idle.reset();
+        long lastCompletion = System.nanoTime();
         try {
             while (!future.isDone()) {
                 if (!running) {
-                    self.holdsSeat = false;
                     close();
+                    return;
+                }
+                if (!spinsAfter(lastCompletion)) {
+                    seat.set(VACANT);
+                    summon();
                     return;
                 }
                 int count = cq.poll(batch);
                 if (count > 0) {
                     deliver(count);
+                    lastCompletion = System.nanoTime();
                     idle.reset();
                 } else {
                     emptyPolls++;
                     idle.idle();
                 }
             }
+            leaveQuietly();
         } catch (ResourceClosedException e) {
             logger.warn("Completion queue '" + name + "' was closed while its poller ran; the poller stops", e);
-            self.holdsSeat = false;
             close();
         } finally {
             self.helping = false;
@@ -419,14 +425,13 @@ public final class CompletionPoller {
         }
     }
 
-    /** On a task's thread about to do more than its task: another thread polls from now on, called at once. */
+    /**
+     * On a task's thread about to do more than its task, or to wait: a seat its thread left without
+     * calling anyone gets a thread at once (none more when one is on its way already).
+     */
     void handOn(PollingThread self) {
-        if (self.holdsSeat) {
-            self.holdsSeat = false;
-            seat.set(VACANT);
+        if (self.inTask && seat.get() == VACANT) {
             summon();
-        } else if (self.inTask && seat.get() == VACANT) {
-            summon(); // a seat left without calling anyone, or one whose thread is on its way: then nobody more
         }
     }
 
@@ -453,20 +458,25 @@ public final class CompletionPoller {
      */
     private void vacate() {
         if (taskNanos < SHORT_TASK_NANOS) {
-            vacantSince = System.nanoTime();
-            quietVacancies++;
-            boolean startWatch = !watchStarted;
-            watchStarted = true;
-            seat.set(VACANT);
-            if (startWatch) {
-                watch.start();
-            } else if (watchAsleep) {
-                watchAsleep = false;
-                LockSupport.unpark(watch);
-            }
+            leaveQuietly();
         } else {
             seat.set(VACANT);
             summon();
+        }
+    }
+
+    /** The seat's holder leaves it calling nobody: should it stay vacant, the watch calls a thread. */
+    private void leaveQuietly() {
+        vacantSince = System.nanoTime();
+        quietVacancies++;
+        boolean startWatch = !watchStarted;
+        watchStarted = true;
+        seat.set(VACANT);
+        if (startWatch) {
+            watch.start();
+        } else if (watchAsleep) {
+            watchAsleep = false;
+            LockSupport.unpark(watch);
         }
     }
 

@@ -37,8 +37,9 @@ public final class PollerHandOff {
      * Waits for {@code future}, as {@link CompletableFuture#join()} does. On a thread running a
      * handed-over task whose CQ nobody polls at that moment (the thread called to poll next has
      * not started yet), this thread polls the CQ itself until the future is done, rather than
-     * parking until that thread delivers the completion it waits for; it keeps polling after
-     * that, until {@link #handOn()} or the end of its task.
+     * parking until that thread delivers the completion it waits for; for no longer than the CQ's
+     * mode has its polling thread spin (not at all in {@code event} mode, the poll window in
+     * {@code adaptive}): then another thread takes the polling over, and this one parks.
      */
     public static void join(CompletableFuture<?> future) {
         if (Thread.currentThread() instanceof PollingThread thread) {

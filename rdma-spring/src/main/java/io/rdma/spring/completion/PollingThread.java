@@ -16,8 +16,6 @@ final class PollingThread extends Thread {
     boolean leading;
     /** Polling while its task waits ({@link PollerHandOff#join}): no task is handed over then. */
     boolean helping;
-    /** Holds the seat although it runs a task: it took the seat to poll while its task waited. */
-    boolean holdsSeat;
     /** Runs a handed-over task: a stop does not wait for it. Read by the stopping thread. */
     volatile boolean inTask;
     /** The task it took from the seat with its last batch, and the task's argument, until it runs it. */

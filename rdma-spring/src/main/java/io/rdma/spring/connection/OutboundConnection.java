@@ -35,7 +35,10 @@ import org.jspecify.annotations.Nullable;
  * with each teardown.
  *
  * <p>At most one thread works on the connection at a time (the {@code working} flag): the one
- * connecting, recovering or retiring it.
+ * connecting, recovering or retiring it. A failure reported while one does is kept for it, and
+ * acted upon as it lets go: the attempt that made the connection UP still works on it while it
+ * publishes UP, and a failure then (under Soft-RoCE's emulation, the flush of a queue pair moved
+ * to ERR at once) was lost, the connection left UP on a queue pair in ERR.
  */
 final class OutboundConnection {
 
@@ -56,6 +59,8 @@ final class OutboundConnection {
     private volatile int attempts;
     private volatile @Nullable String lastFailure;
     private volatile @Nullable Runnable retired;
+    /** A failure reported while the connection was UP and not yet acted upon ({@link #reconnectIfFailed}). */
+    private volatile @Nullable String reportedFailure;
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
@@ -74,22 +79,27 @@ final class OutboundConnection {
 
     /** Connects with the configured retries; the last failure fails the start. */
     void connectAtStartup() throws InterruptedException {
-        Exception last = null;
-        for (int attempt = 1; attempt <= plan.retries() + 1; attempt++) {
-            try {
-                attempt(attempt);
-                return;
-            } catch (VerbsException | UnknownHostException e) {
-                last = e;
-                if (attempt <= plan.retries()) {
-                    Thread.sleep(plan.backoff(attempt));
+        working.set(true); // nothing else works on it before the start
+        try {
+            Exception last = null;
+            for (int attempt = 1; attempt <= plan.retries() + 1; attempt++) {
+                try {
+                    attempt(attempt);
+                    return;
+                } catch (VerbsException | UnknownHostException e) {
+                    last = e;
+                    if (attempt <= plan.retries()) {
+                        Thread.sleep(plan.backoff(attempt));
+                    }
                 }
             }
+            moveTo(ConnectionState.DOWN);
+            // every attempt failed, and there was at least one (retries is not negative)
+            throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1,
+                    Objects.requireNonNull(last));
+        } finally {
+            doneWorking();
         }
-        moveTo(ConnectionState.DOWN);
-        // every attempt failed, and there was at least one (retries is not negative)
-        throw new RdmaConnectionException(plan.name(), plan.property() + ".host", target(), plan.retries() + 1,
-                Objects.requireNonNull(last));
     }
 
     /**
@@ -97,14 +107,37 @@ final class OutboundConnection {
      * connection thread, once per failure. Never blocks: it may run on the provider's event thread.
      */
     void failed(String reason) {
-        if (state == ConnectionState.UP && threads.isRunning() && retired == null
-                && working.compareAndSet(false, true)) {
+        if (isUp()) {
+            reportedFailure = reason;
+            reconnectIfFailed();
+        }
+    }
+
+    /**
+     * Acts upon the failure reported, unless another thread works on the connection: that one
+     * comes here as it lets go ({@link #doneWorking}). A failure reported is written before the
+     * flag is tried, and the flag let go before the failure is read, so that one of the two
+     * threads sees the other's write.
+     */
+    private void reconnectIfFailed() {
+        if (reportedFailure == null || !working.compareAndSet(false, true)) {
+            return;
+        }
+        String reason = reportedFailure;
+        reportedFailure = null;
+        if (reason != null && isUp()) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + reason + "; reconnecting " + target());
             teardownCause = reason;
             moveTo(ConnectionState.CONNECTING);
             threads.execute(() -> keepConnecting(true));
+        } else {
+            doneWorking(); // the connection is down, or retired, meanwhile: old news
         }
+    }
+
+    private boolean isUp() {
+        return state == ConnectionState.UP && threads.isRunning() && retired == null;
     }
 
     /** The first connection to a discovered instance: attempted on a connection thread, never failing the start. */
@@ -193,7 +226,10 @@ final class OutboundConnection {
         }
     }
 
-    /** Lets go of the connection, retiring it when {@link #retire} came meanwhile (it left the work to this thread). */
+    /**
+     * Lets go of the connection, retiring it when {@link #retire} came meanwhile (it left the work
+     * to this thread), or reconnecting it when it failed meanwhile.
+     */
     private void doneWorking() {
         Runnable release = retired;
         if (release != null) {
@@ -204,7 +240,9 @@ final class OutboundConnection {
         release = retired;
         if (release != null && working.compareAndSet(false, true)) {
             finishRetirement(release); // retired between the check above and letting go
+            return;
         }
+        reconnectIfFailed();
     }
 
     private void attempt(int attempt) throws InterruptedException, UnknownHostException {
@@ -251,7 +289,7 @@ final class OutboundConnection {
         }
         connection = established;
         lastFailure = null;
-        ConnectionState previous = enter(ConnectionState.UP); // a failure from now on is acted upon (failed)
+        ConnectionState previous = enter(ConnectionState.UP); // a failure from now on is acted upon (failed), once this thread lets go
         // on the provider's event thread; a disconnect of a connection already replaced is old news
         established.onPeerDisconnect(gone -> {
             if (gone == connection) {

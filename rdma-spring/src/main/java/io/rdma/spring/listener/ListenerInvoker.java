@@ -33,7 +33,8 @@ import org.springframework.util.backoff.BackOffExecution;
  * message waits for no thread to wake (a worker woken per message measured 33 µs per
  * request/reply round trip on two cores, most of it two wake-ups), and the one that polls next
  * wakes while the method runs. While it waits for its reply's send it polls the CQ itself if the
- * next one has not started yet, and it takes the messages that waited for it meanwhile. What
+ * next one has not started yet (for as long as the CQ's mode spins), and it takes the messages
+ * that waited for it meanwhile. What
  * that cannot take (a second message of one batch, a CQ with a task per processor running, a
  * listener with as many invocations on platform threads as processors) goes to worker threads of
  * the listener's own: platform threads up to the number of processors, counting the handed-over

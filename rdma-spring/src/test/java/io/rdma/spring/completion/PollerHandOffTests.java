@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the thread each came in on and may hand a task over. What it must hold: a task runs on the
  * thread that polled its message, after the batch; the CQ is polled by another thread while a
  * task blocks (called by the watch when tasks were short, at once when they were long); a task
- * that waits for a completion while nobody polls polls for it itself, and one that hands on has
- * another thread poll at once; an interrupt a task leaves
+ * that waits for a completion while nobody polls polls for it itself (no longer than the CQ's
+ * mode has it spin), and one that hands on has another thread poll at once; an interrupt a task leaves
  * stops nothing; a stop leaves no thread polling, and a blocked task's thread ends with its task.
  */
 class PollerHandOffTests {
@@ -136,6 +138,33 @@ class PollerHandOffTests {
         release.countDown();
     }
 
+    /**
+     * A reply's send that waits out an RC retry, or for room, completes late: its task's thread
+     * stops polling where the CQ's own polling thread would stop spinning, after the poll window
+     * in adaptive mode and at once in event mode, parks, and another thread polls (no watch needed).
+     */
+    @ParameterizedTest
+    @EnumSource(names = {"ADAPTIVE", "EVENT"})
+    void aTaskWaitingForAFutureThatCompletesLatePollsNoLongerThanTheModeSpinsThenParks(CompletionMode mode)
+            throws Exception {
+        start(mode, Duration.ofMillis(20), NO_WATCH);
+        CompletableFuture<Void> late = new CompletableFuture<>();
+        taskForNextMessage = () -> PollerHandOff.join(late);
+        send(1);
+        Thread first = deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(first).isNotNull();
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (first.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            sleep(1);
+        }
+        assertThat(first.getState()).as("the waiting task's thread, parked").isEqualTo(Thread.State.WAITING);
+        send(2);
+        assertThat(deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS)).as("the thread that polls while the task waits")
+                .isNotNull().isNotSameAs(first);
+        late.complete(null);
+    }
+
     /** What a listener's thread does before it runs the next message of a backlog, which may block. */
     @Test
     void aTaskThatHandsOnHasAnotherThreadPollAtOnceThoughTasksWereShort() throws Exception {
@@ -196,6 +225,10 @@ class PollerHandOffTests {
     }
 
     private void start(CompletionMode mode, Duration watchInterval) {
+        start(mode, Duration.ZERO, watchInterval);
+    }
+
+    private void start(CompletionMode mode, Duration pollWindow, Duration watchInterval) {
         for (int i = 0; i < 8; i++) {
             postReceive(loop.server());
         }
@@ -206,7 +239,7 @@ class PollerHandOffTests {
             deliveredOn.add(Thread.currentThread());
         });
         poller = new CompletionPoller(name, loop.completionQueue(),
-                new CompletionPolling(mode, Duration.ZERO, 16), router, watchInterval);
+                new CompletionPolling(mode, pollWindow, 16), router, watchInterval);
         poller.start();
     }
 

@@ -15,6 +15,7 @@ import io.rdma.spring.channel.ChannelFollower;
 import io.rdma.spring.channel.ChannelState;
 import io.rdma.spring.channel.RdmaChannel;
 import io.rdma.spring.channel.RdmaChannels;
+import io.rdma.spring.completion.CompletionPollers;
 import io.rdma.spring.connection.RdmaConnectionStateChangedEvent;
 import io.rdma.spring.naming.UnknownRdmaNameException;
 import io.rdma.spring.template.RdmaChannelDownException;
@@ -52,6 +53,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -309,6 +311,37 @@ class RdmaConnectionsTests {
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     connections.outbound().getFirst().state() == ConnectionState.UP
                             && connections.outbound().getFirst().attempts() == 2);
+            assertThat(roundTrip(template, replies, "after")).isEqualTo("AFTER");
+        });
+        RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
+    }
+
+    /**
+     * A queue pair that fails while the attempt that connected it still publishes UP (a listener
+     * of the event runs on the attempting thread, here one that moves the reconnected queue pair
+     * to ERR and waits until its flush was delivered) is connected again once that attempt is
+     * done. The failure was lost before: under Soft-RoCE's emulation a flush came that early, and
+     * the connection stayed UP on a queue pair in ERR for good.
+     */
+    @Test
+    void aQueuePairThatFailsWhileItsConnectionPublishesUpIsReconnectedOnceThatIsDone() {
+        ResourceLifecycleRecorder recorder = new ResourceLifecycleRecorder();
+        RdmaContextRunners.runner("connected").withBean(ResourceLifecycleRecorder.class, () -> recorder)
+                .withUserConfiguration(EchoConfiguration.class).withBean(FailingAtSecondUp.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaConnections connections = context.getBean(RdmaConnections.class);
+            RdmaTemplate template = context.getBean(RdmaTemplate.class);
+            Replies replies = context.getBean(Replies.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> connections.listeners().getFirst().peers().size() == 1);
+
+            // the first failure: its reconnection's UP is where the bean fails the queue pair again
+            context.getBean(RdmaChannels.class).channel("client", "the test").queuePair().toError();
+            await().atMost(Duration.ofSeconds(30)).until(() -> context.getBean(FailingAtSecondUp.class).failedAtUp);
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    connections.outbound().getFirst().state() == ConnectionState.UP
+                            && connections.outbound().getFirst().attempts() == 3);
+            assertThat(context.getBean(RdmaChannels.class).channel("client", "the test").queuePair().state())
+                    .isEqualTo(QueuePairState.RTS);
             assertThat(roundTrip(template, replies, "after")).isEqualTo("AFTER");
         });
         RdmaContextRunners.assertNoLiveObjects(recorder.verbs());
@@ -697,6 +730,33 @@ class RdmaConnectionsTests {
         ReceivedMessage reply = replies.of("client").poll(5, TimeUnit.SECONDS);
         assertThat(reply).as("reply to " + message).isNotNull();
         return new String(reply.payload(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * At the client's second UP, on the thread that connected it: its queue pair to ERR, and back
+     * once the flush reached the connection's failure watch.
+     */
+    static final class FailingAtSecondUp {
+
+        volatile boolean failedAtUp;
+        private final AtomicInteger ups = new AtomicInteger();
+        private final RdmaChannels channels;
+        private final CompletionPollers pollers;
+
+        FailingAtSecondUp(RdmaChannels channels, CompletionPollers pollers) {
+            this.channels = channels;
+            this.pollers = pollers;
+        }
+
+        @EventListener
+        void changed(RdmaConnectionStateChangedEvent event) {
+            if (event.newState() == ConnectionState.UP && event.queuePair().equals("client")
+                    && ups.incrementAndGet() == 2) {
+                channels.channel("client", "the test").queuePair().toError();
+                pollers.awaitDelivered();
+                failedAtUp = true;
+            }
+        }
     }
 
     /** The state of each connection's channel as its UP is published. */
