@@ -363,13 +363,15 @@ public final class CompletionPoller {
 
     /**
      * On a thread running a handed-over task: while the seat is vacant, polls until {@code future}
-     * is done, for as long as the mode has a polling thread spin ({@link #spinsAfter}): a task's
-     * wait costs the CQ no more than its polling does (a send waiting out an RC retry, or for
-     * room, must not keep a core busy for seconds). It then leaves the seat: quietly once the
-     * future is done (its task most likely ends now, and its thread takes the seat up again), or
-     * calling another thread to sleep on the CQ's channel while the task's wait goes on, parked.
+     * is done, for {@code timeoutNanos} at most and for as long as the mode has a polling thread
+     * spin ({@link #spinsAfter}): a task's wait costs the CQ no more than its polling does (a send
+     * waiting out an RC retry, or for room, must not keep a core busy for seconds). It then leaves
+     * the seat: quietly once the future is done (its task most likely ends now, and its thread
+     * takes the seat up again), or calling another thread to poll while the task's wait goes on,
+     * parked. Should the polling fail unexpectedly (an error a handler threw), the seat is left
+     * for another thread too.
      */
-    void pollWhileWaiting(PollingThread self, CompletableFuture<?> future) {
+    void pollWhileWaiting(PollingThread self, CompletableFuture<?> future, long timeoutNanos) {
         if (future.isDone() || !self.inTask || self.helping) {
             return;
         }
@@ -381,17 +383,18 @@ public final class CompletionPoller {
         backAtSeat(self);
         self.helping = true;
         idle.reset();
-        long lastCompletion = System.nanoTime();
+        long start = System.nanoTime();
+        long lastCompletion = start;
+        boolean left = false;
         try {
             while (!future.isDone()) {
                 if (!running) {
+                    left = true;
                     close();
                     return;
                 }
-                if (!spinsAfter(lastCompletion)) {
-                    seat.set(VACANT);
-                    summon();
-                    return;
+                if (!spinsAfter(lastCompletion) || System.nanoTime() - start >= timeoutNanos) {
+                    break;
                 }
                 int count = cq.poll(batch);
                 if (count > 0) {
@@ -403,12 +406,20 @@ public final class CompletionPoller {
                     idle.idle();
                 }
             }
-            leaveQuietly();
+            if (future.isDone()) {
+                left = true;
+                leaveQuietly();
+            }
         } catch (ResourceClosedException e) {
+            left = true;
             logger.warn("Completion queue '" + name + "' was closed while its poller ran; the poller stops", e);
             close();
         } finally {
             self.helping = false;
+            if (!left) {
+                seat.set(VACANT);
+                summon();
+            }
         }
     }
 

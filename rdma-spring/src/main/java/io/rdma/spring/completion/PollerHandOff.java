@@ -34,18 +34,19 @@ public final class PollerHandOff {
     }
 
     /**
-     * Waits for {@code future}, as {@link CompletableFuture#join()} does. On a thread running a
-     * handed-over task whose CQ nobody polls at that moment (the thread called to poll next has
-     * not started yet), this thread polls the CQ itself until the future is done, rather than
-     * parking until that thread delivers the completion it waits for; for no longer than the CQ's
-     * mode has its polling thread spin (not at all in {@code event} mode, the poll window in
-     * {@code adaptive}): then another thread takes the polling over, and this one parks.
+     * Before this thread waits for {@code future}, for at most {@code timeoutNanos}: on a thread
+     * running a handed-over task whose CQ nobody polls at that moment (the task's thread left the
+     * seat without calling anyone, or the thread called has not started yet), this thread polls
+     * the CQ itself until the future is done, rather than parking until another thread delivers
+     * the completion it may wait for; for no longer than the timeout, nor than the CQ's mode has
+     * its polling thread spin (not at all in {@code event} mode, the poll window in {@code
+     * adaptive}): then another thread takes the polling over. Elsewhere nothing. The wait itself
+     * is the caller's; the template's futures do this in their {@code get} and {@code join}.
      */
-    public static void join(CompletableFuture<?> future) {
+    public static void pollWhileWaiting(CompletableFuture<?> future, long timeoutNanos) {
         if (Thread.currentThread() instanceof PollingThread thread) {
-            thread.poller.pollWhileWaiting(thread, future);
+            thread.poller.pollWhileWaiting(thread, future, timeoutNanos);
         }
-        future.join();
     }
 
     /**

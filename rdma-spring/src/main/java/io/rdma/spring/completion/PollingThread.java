@@ -14,7 +14,7 @@ final class PollingThread extends Thread {
     final CompletionPoller poller;
     /** Polling in the poller's loop, where a handler may hand a task over ({@link PollerHandOff#runAfterBatch}). */
     boolean leading;
-    /** Polling while its task waits ({@link PollerHandOff#join}): no task is handed over then. */
+    /** Polling while its task waits ({@link PollerHandOff#pollWhileWaiting}): no task is handed over then. */
     boolean helping;
     /** Runs a handed-over task: a stop does not wait for it. Read by the stopping thread. */
     volatile boolean inTask;

@@ -411,7 +411,7 @@ final class ListenerInvoker {
      * {@link Delivery#replyOutcome reply outcome}, with the message. A worker, or the thread a
      * message was handed over to ({@code wait}), waits for the reply to be sent, so the message
      * (and its buffer) stays in flight until then; the latter polls for the send meanwhile where
-     * nobody else does ({@link PollerHandOff#join}). The poller thread must not wait: the message
+     * nobody else does ({@link PollerHandOff#pollWhileWaiting}). The poller thread must not wait: the message
      * finishes (its buffer returns) when the method returns, and a reply that fails is reported
      * when it does, with the message as {@link Delivery#message()} then has it.
      */
@@ -427,7 +427,7 @@ final class ListenerInvoker {
         }
         if (wait) {
             try {
-                PollerHandOff.join(sent);
+                sent.join(); // on the thread that polled the request, it polls for the send meanwhile (TemplateFuture)
             } catch (CompletionException | CancellationException reported) {
                 // the outcome reported it to the error handler before the future completed
             }

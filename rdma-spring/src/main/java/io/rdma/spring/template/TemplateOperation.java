@@ -12,9 +12,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -34,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * that did not: {@code cancel} then returns false. A request may still be given up after it was
  * posted, as giving up then only stops the wait for its reply.
  */
-abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Object> implements Postable
+abstract sealed class TemplateOperation extends TemplateFuture<@Nullable Object> implements Postable
         permits TemplateOperation.CopyIn, TemplateOperation.WriteIn, TemplateOperation.Read, TemplateOperation.Atomic,
         Request {
 
@@ -126,50 +123,6 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
     @Override
     public boolean complete(@Nullable Object value) {
         return callerMayGiveUp() && super.complete(value) && gaveUp();
-    }
-
-    /**
-     * A caller that waits for the outcome spins this long before it parks: an answer on the
-     * simulated fabric or a local device comes within microseconds, and a parked caller is woken
-     * by a thread switch that costs more than the wait it ends. Longer waits park as before.
-     */
-    static final long SPIN_BEFORE_PARKING_NANOS = 20_000;
-
-    /**
-     * How long a caller waiting for this operation spins before it parks: {@link
-     * #SPIN_BEFORE_PARKING_NANOS}, unless the operation knows that its outcome takes longer.
-     */
-    long spinBeforeParkingNanos() {
-        return SPIN_BEFORE_PARKING_NANOS;
-    }
-
-    @Override
-    public @Nullable Object get() throws InterruptedException, ExecutionException {
-        spinForOutcome(spinBeforeParkingNanos());
-        return super.get();
-    }
-
-    @Override
-    public @Nullable Object get(long timeout, TimeUnit unit)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        spinForOutcome(Math.min(spinBeforeParkingNanos(), unit.toNanos(timeout)));
-        return super.get(timeout, unit);
-    }
-
-    @Override
-    public @Nullable Object join() {
-        spinForOutcome(spinBeforeParkingNanos());
-        return super.join();
-    }
-
-    private void spinForOutcome(long nanos) {
-        if (nanos <= 0) {
-            return;
-        }
-        long start = System.nanoTime();
-        while (!isDone() && System.nanoTime() - start < nanos) {
-            Thread.onSpinWait();
-        }
     }
 
     /** This operation as the future its caller holds, typed as the call's result. */
@@ -301,7 +254,7 @@ abstract sealed class TemplateOperation extends CompletableFuture<@Nullable Obje
          * then: it parks at once, as the core it would spin on is the one the requester needs to
          * take the reply (measured: a worker round trip 32-39 µs with no spin here, 48 µs with it).
          * A polling thread that runs the listener polls for the send instead, where nobody else
-         * does ({@code PollerHandOff.join}).
+         * does ({@link TemplateFuture}).
          */
         @Override
         long spinBeforeParkingNanos() {

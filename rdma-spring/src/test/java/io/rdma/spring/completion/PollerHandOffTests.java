@@ -98,7 +98,8 @@ class PollerHandOffTests {
             PooledBuffer reply = loop.serverBuffers().lease();
             loop.server().postSend(new SendWorkRequest().wrId(9).flags(EnumSet.of(SendFlag.SIGNALED))
                     .addSge(reply, 0, 8).opcode(SendOpcode.SEND));
-            PollerHandOff.join(sent);
+            PollerHandOff.pollWhileWaiting(sent, Long.MAX_VALUE);
+            sent.join();
             reply.close();
         };
         postReceive(loop.client());
@@ -149,7 +150,10 @@ class PollerHandOffTests {
             throws Exception {
         start(mode, Duration.ofMillis(20), NO_WATCH);
         CompletableFuture<Void> late = new CompletableFuture<>();
-        taskForNextMessage = () -> PollerHandOff.join(late);
+        taskForNextMessage = () -> {
+            PollerHandOff.pollWhileWaiting(late, Long.MAX_VALUE);
+            late.join();
+        };
         send(1);
         Thread first = deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(first).isNotNull();
@@ -163,6 +167,33 @@ class PollerHandOffTests {
         assertThat(deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS)).as("the thread that polls while the task waits")
                 .isNotNull().isNotSameAs(first);
         late.complete(null);
+    }
+
+    /**
+     * A wait with a timeout (a caller's {@code get(timeout)}) polls no longer than that, though
+     * the CQ's mode would have it spin on: then another thread polls (no watch needed).
+     */
+    @Test
+    void aTaskWaitingWithATimeoutPollsNoLongerThanTheTimeout() throws Exception {
+        start(NO_WATCH);
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Long> polledNanos = new CompletableFuture<>();
+        taskForNextMessage = () -> {
+            long start = System.nanoTime();
+            PollerHandOff.pollWhileWaiting(never, TimeUnit.MILLISECONDS.toNanos(20));
+            polledNanos.complete(System.nanoTime() - start);
+            await(release);
+        };
+        send(1);
+        Thread first = deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+
+        assertThat(polledNanos.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("how long the task's thread polled")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+        send(2);
+        assertThat(deliveredOn.poll(WAIT_SECONDS, TimeUnit.SECONDS)).as("the thread that polls after the timeout")
+                .isNotNull().isNotSameAs(first);
+        release.countDown();
     }
 
     /** What a listener's thread does before it runs the next message of a backlog, which may block. */

@@ -23,7 +23,7 @@ class ReplySpinTests {
     void aNewChannelsRequestSpinsAndOneWhoseRepliesTakeMillisecondsParksAtOnce() throws Exception {
         PendingRequests pending = new PendingRequests("client", new LongAdder());
         assertThat(new Request(new byte[1], pending, TIMEOUT).spinBeforeParkingNanos())
-                .as("on a channel with no reply yet").isEqualTo(TemplateOperation.SPIN_BEFORE_PARKING_NANOS);
+                .as("on a channel with no reply yet").isEqualTo(TemplateFuture.SPIN_BEFORE_PARKING_NANOS);
 
         for (int i = 0; i < 16; i++) {
             Request request = new Request(new byte[1], pending, TIMEOUT);
