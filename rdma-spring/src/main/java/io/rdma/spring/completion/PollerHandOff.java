@@ -50,9 +50,9 @@ public final class PollerHandOff {
     }
 
     /**
-     * Before a task's thread goes on to more work than its task (the next of a backlog, say): the
-     * polling goes to another thread at once, whether this one polls since a {@link #join} or
-     * left the seat without calling anyone, counting on coming back soon. Elsewhere nothing.
+     * Before a task's thread goes on to more work than its task (the next of a backlog, say): a
+     * seat it left without calling anyone, counting on coming back soon, goes to another thread
+     * at once. Elsewhere nothing.
      */
     public static void handOn() {
         if (Thread.currentThread() instanceof PollingThread thread) {
