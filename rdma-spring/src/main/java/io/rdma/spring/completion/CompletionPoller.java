@@ -393,8 +393,9 @@ public final class CompletionPoller {
                     close();
                     return;
                 }
-                if (!spinsAfter(lastCompletion) || System.nanoTime() - start >= timeoutNanos) {
-                    break;
+                if (!spinsAfter(lastCompletion) || System.nanoTime() - start >= timeoutNanos
+                        || Thread.currentThread().isInterrupted()) {
+                    break; // an interrupted caller's wait ends as it would parked
                 }
                 int count = cq.poll(batch);
                 if (count > 0) {

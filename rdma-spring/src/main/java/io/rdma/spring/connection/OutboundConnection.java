@@ -60,7 +60,7 @@ final class OutboundConnection {
     private volatile @Nullable String lastFailure;
     private volatile @Nullable Runnable retired;
     /** A failure reported while the connection was UP and not yet acted upon ({@link #reconnectIfFailed}). */
-    private volatile @Nullable String reportedFailure;
+    private volatile @Nullable ReportedFailure reportedFailure;
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
@@ -107,8 +107,9 @@ final class OutboundConnection {
      * connection thread, once per failure. Never blocks: it may run on the provider's event thread.
      */
     void failed(String reason) {
-        if (isUp()) {
-            reportedFailure = reason;
+        Connection current = connection;
+        if (current != null && isUp()) {
+            reportedFailure = new ReportedFailure(reason, current);
             reconnectIfFailed();
         }
     }
@@ -117,23 +118,30 @@ final class OutboundConnection {
      * Acts upon the failure reported, unless another thread works on the connection: that one
      * comes here as it lets go ({@link #doneWorking}). A failure reported is written before the
      * flag is tried, and the flag let go before the failure is read, so that one of the two
-     * threads sees the other's write.
+     * threads sees the other's write. A failure of a connection that is no longer the one UP (one
+     * failure reported by two threads, the second after the first made it reconnect) is old news.
      */
     private void reconnectIfFailed() {
         if (reportedFailure == null || !working.compareAndSet(false, true)) {
             return;
         }
-        String reason = reportedFailure;
+        ReportedFailure failure = reportedFailure;
         reportedFailure = null;
-        if (reason != null && isUp()) {
+        if (failure != null && failure.of() == connection && isUp()) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
-                    + reason + "; reconnecting " + target());
-            teardownCause = reason;
+                    + failure.reason() + "; reconnecting " + target());
+            teardownCause = failure.reason();
             moveTo(ConnectionState.CONNECTING);
             threads.execute(() -> keepConnecting(true));
         } else {
-            doneWorking(); // the connection is down, or retired, meanwhile: old news
+            // old news; let go on a connection thread, where a retirement that came meanwhile is
+            // finished: not on the reporter's, a poller's, whose CQ the retirement's flush waits for
+            threads.execute(this::doneWorking);
         }
+    }
+
+    /** A failure of connection {@code of}. */
+    private record ReportedFailure(String reason, Connection of) {
     }
 
     private boolean isUp() {

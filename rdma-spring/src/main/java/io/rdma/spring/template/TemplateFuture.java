@@ -37,7 +37,7 @@ sealed class TemplateFuture<T extends @Nullable Object> extends CompletableFutur
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-        long timeoutNanos = unit.toNanos(timeout);
+        long timeoutNanos = Math.max(0, unit.toNanos(timeout));
         long start = System.nanoTime();
         awaitBeforeParking(timeoutNanos);
         return super.get(Math.max(0, timeoutNanos - (System.nanoTime() - start)), TimeUnit.NANOSECONDS);
@@ -56,7 +56,7 @@ sealed class TemplateFuture<T extends @Nullable Object> extends CompletableFutur
     }
 
     private void awaitBeforeParking(long timeoutNanos) {
-        if (isDone()) {
+        if (isDone() || timeoutNanos == 0) {
             return;
         }
         long start = System.nanoTime();
