@@ -418,8 +418,7 @@ public final class CompletionPoller {
         } finally {
             self.helping = false;
             if (!left) {
-                seat.set(VACANT);
-                summon();
+                leaveCalling();
             }
         }
     }
@@ -472,9 +471,14 @@ public final class CompletionPoller {
         if (taskNanos < SHORT_TASK_NANOS) {
             leaveQuietly();
         } else {
-            seat.set(VACANT);
-            summon();
+            leaveCalling();
         }
+    }
+
+    /** The seat's holder leaves it calling a thread for it at once. */
+    private void leaveCalling() {
+        seat.set(VACANT);
+        summon();
     }
 
     /** The seat's holder leaves it calling nobody: should it stay vacant, the watch calls a thread. */

@@ -16,6 +16,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import org.apache.commons.logging.Log;
@@ -60,7 +61,7 @@ final class OutboundConnection {
     private volatile @Nullable String lastFailure;
     private volatile @Nullable Runnable retired;
     /** A failure reported while the connection was UP and not yet acted upon ({@link #reconnectIfFailed}). */
-    private volatile @Nullable ReportedFailure reportedFailure;
+    private final AtomicReference<@Nullable ReportedFailure> reportedFailure = new AtomicReference<>();
     /** Why the connection is torn down next: the failure that made it reconnect, or the instance leaving. */
     private volatile String teardownCause = "the application is stopping";
 
@@ -109,7 +110,7 @@ final class OutboundConnection {
     void failed(String reason) {
         Connection current = connection;
         if (current != null && isUp()) {
-            reportedFailure = new ReportedFailure(reason, current);
+            reportedFailure.set(new ReportedFailure(reason, current));
             reconnectIfFailed();
         }
     }
@@ -122,11 +123,10 @@ final class OutboundConnection {
      * failure reported by two threads, the second after the first made it reconnect) is old news.
      */
     private void reconnectIfFailed() {
-        if (reportedFailure == null || !working.compareAndSet(false, true)) {
+        if (reportedFailure.get() == null || !working.compareAndSet(false, true)) {
             return;
         }
-        ReportedFailure failure = reportedFailure;
-        reportedFailure = null;
+        ReportedFailure failure = reportedFailure.getAndSet(null);
         if (failure != null && failure.of() == connection && isUp()) {
             logger.warn("RDMA connection '" + plan.name() + "' (queue pair '" + plan.queuePair() + "') failed: "
                     + failure.reason() + "; reconnecting " + target());

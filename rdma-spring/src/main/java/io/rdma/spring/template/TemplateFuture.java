@@ -61,9 +61,9 @@ sealed class TemplateFuture<T extends @Nullable Object> extends CompletableFutur
         }
         long start = System.nanoTime();
         PollerHandOff.pollWhileWaiting(this, timeoutNanos);
-        long spin = Math.min(spinBeforeParkingNanos(), timeoutNanos - (System.nanoTime() - start));
-        long spinStart = System.nanoTime();
-        while (!isDone() && System.nanoTime() - spinStart < spin) {
+        // the time it polled counts as spun: a caller that polled its CQ a while parks now
+        long spin = Math.min(spinBeforeParkingNanos(), timeoutNanos);
+        while (!isDone() && System.nanoTime() - start < spin) {
             Thread.onSpinWait();
         }
     }
